@@ -1,0 +1,1 @@
+"""Arena's harness: builds, verifies, loads and reports the implementations of servers/."""

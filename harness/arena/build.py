@@ -1,0 +1,84 @@
+"""Building an implementation from its manifest, skipped when nothing changed since the last build."""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.catalog import RESULTS, Manifest
+
+BUILD_TIMEOUT = 1800
+STAMPS = RESULTS / "build"
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    ok: bool
+    skipped: bool
+    seconds: float
+    log: Path
+    message: str = ""
+
+
+def source_digest(manifest: Manifest) -> str:
+    """Hash of the build steps and every file of the implementation except its build outputs."""
+    ignored = {manifest.folder / out for out in manifest.build_outputs}
+    digest = hashlib.sha256(repr(manifest.build_steps).encode())
+    for path in sorted(manifest.folder.rglob("*")):
+        if path.is_dir() or any(path.is_relative_to(out) for out in ignored):
+            continue
+        digest.update(str(path.relative_to(manifest.folder)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def tail(path: Path, lines: int = 20) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return "(no log)"
+
+
+def build(manifest: Manifest, force: bool = False) -> BuildResult:
+    log = RESULTS / "logs" / f"build-{manifest.name}.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    stamp = STAMPS / f"{manifest.name}.sha256"
+    digest = source_digest(manifest)
+    outputs_present = all((manifest.folder / out).exists() for out in manifest.build_outputs)
+    if not force and outputs_present and stamp.exists() and stamp.read_text() == digest:
+        return BuildResult(ok=True, skipped=True, seconds=0.0, log=log)
+
+    started = time.monotonic()
+    with log.open("w") as out:
+        for step in manifest.build_steps:
+            out.write(f"$ {' '.join(step)}\n")
+            out.flush()
+            try:
+                done = subprocess.run(
+                    step,
+                    cwd=manifest.folder,
+                    stdout=out,
+                    stderr=subprocess.STDOUT,
+                    timeout=BUILD_TIMEOUT,
+                    check=False,
+                )
+            except FileNotFoundError:
+                return BuildResult(False, False, time.monotonic() - started, log, f"command not found: {step[0]}")
+            except subprocess.TimeoutExpired:
+                return BuildResult(
+                    False,
+                    False,
+                    time.monotonic() - started,
+                    log,
+                    f"'{' '.join(step)}' timed out after {BUILD_TIMEOUT} s",
+                )
+            if done.returncode != 0:
+                return BuildResult(
+                    False, False, time.monotonic() - started, log, f"'{' '.join(step)}' exited {done.returncode}"
+                )
+    STAMPS.mkdir(parents=True, exist_ok=True)
+    stamp.write_text(digest)
+    return BuildResult(ok=True, skipped=False, seconds=time.monotonic() - started, log=log)

@@ -1,0 +1,162 @@
+"""The `arena` command line: list, build, start, verify, run, test."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import time
+
+from arena import build as builder
+from arena import testsuite
+from arena.pipeline import UsageError, cores_for, cpu_budgets, load, prepare, verify_one
+from arena.process import ServerError, running
+from arena.report import table
+from arena.toolchain import Toolchains, runtime_version
+
+# --- commands ----------------------------------------------------------------------------------
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    toolchains = Toolchains()
+    rows = []
+    for m in load(args.impl):
+        state = toolchains.check(m)
+        version = runtime_version(m) if state.ok else "-"
+        cores = "any" if m.max_cpus == 0 else str(m.max_cpus)
+        status = "available" if state.ok else f"unavailable: {state.reason} (installed on build)"
+        rows.append([m.name, m.language, version, m.framework, ",".join(m.seeds), cores, status])
+    print(table(["impl", "language", "runtime version", "framework", "seeds", "max cores", "status"], rows))
+    return 0
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    toolchains = Toolchains()
+    prepared = [prepare(m, toolchains, force=args.force) for m in load(args.impl)]
+    return 0 if all(p.ok for p in prepared) else 1
+
+
+def parse_settings(pairs: list[str]) -> dict[str, str]:
+    settings = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.startswith("ARENA_"):
+            raise UsageError(f"--set {pair!r}: expected ARENA_NAME=value (see spec/README.md)")
+        settings[key] = value
+    return settings
+
+
+def cmd_start(args: argparse.Namespace) -> int:
+    if not 1 <= args.port <= 65535:
+        raise UsageError(f"--port {args.port}: choose 1..65535")
+    settings = parse_settings(args.set)
+    cores = cores_for(args.cpus)
+    (manifest,) = load([args.impl])
+    if manifest.cpus_for(args.cpus) != args.cpus:
+        raise UsageError(f"{manifest.name} uses at most {manifest.max_cpus} core(s); --cpus {args.cpus} is too many")
+    if not prepare(manifest, Toolchains()).ok:
+        return 1
+    with running(manifest, args.cpus, args.port, settings, cores) as server:
+        print(
+            f"{manifest.name} serves http://127.0.0.1:{args.port}/ on core(s) {cores}; "
+            f"log {server.log}\nCtrl-C stops it.",
+            flush=True,
+        )
+        while server.alive():
+            time.sleep(0.5)
+        print(
+            f"{manifest.name} exited by itself (status {server.process.returncode}); log tail:\n"
+            f"{builder.tail(server.log)}"
+        )
+        return 1
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    budgets = cpu_budgets(args.cpus)
+    toolchains = Toolchains()
+    rows, all_ok = [], True
+    for manifest in load(args.impl):
+        prepared = prepare(manifest, toolchains)
+        for cpus in budgets:
+            if not prepared.ok:
+                rows.append([manifest.name, cpus, "unavailable", prepared.reason])
+                all_ok = False
+                continue
+            ok, outcome = verify_one(manifest, cpus)
+            skipped = outcome.startswith("skipped")
+            all_ok &= ok or skipped
+            rows.append([manifest.name, cpus, "skipped" if skipped else "pass" if ok else "FAIL", outcome])
+    print()
+    print(table(["impl", "cpus", "conformance", "detail"], rows))
+    return 0 if all_ok else 1
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    print("arena run: install, build and verify every implementation (the load engine comes later)\n")
+    return cmd_verify(argparse.Namespace(impl=args.impl, cpus=args.cpus))
+
+
+def cmd_test(args: argparse.Namespace) -> int:
+    return testsuite.run(args.impl)
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="arena", description="Compare how server runtimes handle concurrency.")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    s = sub.add_parser("list", help="implementations, availability, versions")
+    s.add_argument("impl", nargs="*")
+    s.set_defaults(func=cmd_list)
+
+    s = sub.add_parser("build", help="install toolchains and build (skipped when up to date)")
+    s.add_argument("impl", nargs="*")
+    s.add_argument("--force", action="store_true", help="build even when up to date")
+    s.set_defaults(func=cmd_build)
+
+    s = sub.add_parser("start", help="run one server in the foreground; Ctrl-C stops it")
+    s.add_argument("impl")
+    s.add_argument("--cpus", type=int, default=1)
+    s.add_argument("--port", type=int, default=8080)
+    s.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="ARENA_NAME=VALUE",
+        help="a contract setting, e.g. --set ARENA_BCRYPT_COST=4 (repeatable)",
+    )
+    s.set_defaults(func=cmd_start)
+
+    s = sub.add_parser("verify", help="conformance checks on live servers")
+    s.add_argument("impl", nargs="*")
+    s.add_argument("--cpus", help="core budgets, e.g. 1 or 1,2 (default: 1,2)")
+    s.set_defaults(func=cmd_verify)
+
+    s = sub.add_parser("run", help="the main job: install, build, verify and measure everything")
+    s.add_argument("--impl", nargs="*", default=[])
+    s.add_argument("--cpus", help="core budgets, e.g. 1 or 1,2 (default: 1,2)")
+    s.set_defaults(func=cmd_run)
+
+    s = sub.add_parser("test", help="unit tests, each implementation's own tests, conformance")
+    s.add_argument("impl", nargs="*")
+    s.set_defaults(func=cmd_test)
+    return p
+
+
+def _terminate(signum: int, _frame: object) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    signal.signal(signal.SIGTERM, _terminate)
+    try:
+        return args.func(args)
+    except UsageError as err:
+        print(f"arena: {err}", file=sys.stderr)
+        return 2
+    except ServerError as err:
+        print(f"arena: {err}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("\narena: interrupted; every server it started has been stopped", file=sys.stderr)
+        return 130

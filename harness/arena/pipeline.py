@@ -1,0 +1,97 @@
+"""The per-implementation pipeline shared by the commands: select, install, build, verify."""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+
+from arena import build as builder
+from arena import catalog
+from arena.catalog import Manifest, ManifestError
+from arena.report import indent
+from arena.toolchain import Toolchains
+from arena.verify import CheckResult, conformance
+
+
+class UsageError(Exception):
+    """Bad input on the command line: reported in one line, exit status 2."""
+
+
+def machine_cores() -> list[int]:
+    return sorted(os.sched_getaffinity(0))
+
+
+def cores_for(cpus: int) -> list[int]:
+    available = machine_cores()
+    if not 1 <= cpus <= len(available):
+        count = len(available)
+        raise UsageError(f"--cpus {cpus}: this machine gives Arena {count} core(s); choose 1..{count}")
+    return available[:cpus]
+
+
+def cpu_budgets(text: str | None) -> list[int]:
+    """`--cpus 1,2` as a list; by default 1 and, when the machine has them, 2."""
+    if text is None:
+        return [1, 2] if len(machine_cores()) >= 2 else [1]
+    try:
+        budgets = [int(part) for part in text.split(",")]
+    except ValueError:
+        raise UsageError(f"--cpus {text!r}: give core counts such as 1 or 1,2") from None
+    for cpus in budgets:
+        cores_for(cpus)
+    return budgets
+
+
+def load(names: list[str]) -> list[Manifest]:
+    manifests, errors = catalog.load()
+    for error in errors:
+        print(f"warning: skipping a manifest: {error}", file=sys.stderr)
+    try:
+        return catalog.select(manifests, names)
+    except ManifestError as err:
+        raise UsageError(str(err)) from None
+
+
+@dataclass
+class Prepared:
+    manifest: Manifest
+    ok: bool
+    reason: str = ""
+    unavailable: bool = False  # its toolchain cannot be had here, as opposed to a failed build
+
+
+def prepare(manifest: Manifest, toolchains: Toolchains, force: bool = False) -> Prepared:
+    """Toolchain installed and build up to date, or the reason the implementation is unavailable."""
+    available = toolchains.ensure(manifest)
+    if not available.ok:
+        print(f"  {manifest.name}: unavailable: {available.reason}")
+        return Prepared(manifest, False, available.reason, unavailable=True)
+    print(f"  {manifest.name}: building...", end="", flush=True)
+    result = builder.build(manifest, force=force)
+    if result.skipped:
+        print(" up to date")
+    elif result.ok:
+        print(f" built in {result.seconds:.1f} s")
+    else:
+        print(f" FAILED: {result.message}\n{indent(builder.tail(result.log))}")
+        return Prepared(manifest, False, f"build failed: {result.message} (log {result.log})")
+    return Prepared(manifest, True)
+
+
+def print_check(result: CheckResult) -> None:
+    mark = "pass" if result.ok else "FAIL"
+    print(f"    {mark}  {result.name}  ({result.seconds:.1f} s)")
+    if not result.ok:
+        print(indent(result.detail, "          "))
+
+
+def verify_one(manifest: Manifest, cpus: int) -> tuple[bool, str]:
+    """Runs the conformance suite; (passed, one-line outcome)."""
+    budget = manifest.cpus_for(cpus)
+    if budget != cpus:
+        return False, f"skipped: {manifest.name} uses at most {manifest.max_cpus} core(s)"
+    print(f"  verify {manifest.name} --cpus {cpus}")
+    results = conformance(manifest, cores_for(cpus), print_check)
+    failed = [r for r in results if not r.ok]
+    return not failed, f"{len(results) - len(failed)}/{len(results)} checks passed"

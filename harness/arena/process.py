@@ -1,0 +1,171 @@
+"""Running a server: pinned to its cores, logged to a file, awaited until ready, always stopped whole.
+
+`Server` is a context manager: on leaving it — success, failure, timeout or Ctrl-C — the server's
+whole process tree is terminated, then killed if it does not go within a grace period.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import http.client
+import os
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import psutil
+
+from arena.build import tail
+from arena.catalog import RESULTS, SPEC, Manifest
+
+STOP_GRACE = 5.0
+
+
+class ServerError(Exception):
+    """The server could not be started or did not become ready; the message has its log tail."""
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def port_in_use(port: int) -> bool:
+    with socket.socket() as sock:
+        sock.settimeout(0.5)
+        return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+def contract_env(port: int, cpus: int, settings: dict[str, str] | None = None) -> dict[str, str]:
+    """The ARENA_* variables of spec/README.md, with the given overrides."""
+    env = {
+        "ARENA_HOST": "127.0.0.1",
+        "ARENA_PORT": str(port),
+        "ARENA_CPUS": str(cpus),
+        "ARENA_DATA_DIR": str(SPEC / "data"),
+    }
+    env.update(settings or {})
+    return env
+
+
+def cpu_list(cores: list[int]) -> str:
+    return ",".join(str(core) for core in cores)
+
+
+@dataclass
+class Server:
+    manifest: Manifest
+    cpus: int
+    port: int
+    cores: list[int]
+    settings: dict[str, str] = field(default_factory=dict)
+    log: Path | None = None
+    process: subprocess.Popen | None = None
+    exit_code: int | None = None
+
+    def start(self) -> None:
+        if port_in_use(self.port):
+            raise ServerError(f"port {self.port} on 127.0.0.1 is already in use; choose another with --port")
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        self.log = RESULTS / "logs" / f"{self.manifest.name}-cpus{self.cpus}-{stamp}-{self.port}.log"
+        self.log.parent.mkdir(parents=True, exist_ok=True)
+        env = {**os.environ, **self.manifest.env(self.cpus), **contract_env(self.port, self.cpus, self.settings)}
+        command = ["taskset", "--cpu-list", cpu_list(self.cores), *self.manifest.command(self.cpus)]
+        with self.log.open("w") as out:
+            out.write(f"$ {' '.join(command)}\n")
+            out.flush()
+            try:
+                # A session of its own: Ctrl-C in the terminal reaches the harness, which then stops
+                # the whole tree in order, rather than racing the server's own signal handling.
+                self.process = subprocess.Popen(
+                    command,
+                    cwd=self.manifest.folder,
+                    env=env,
+                    stdout=out,
+                    stderr=subprocess.STDOUT,
+                    stdin=subprocess.DEVNULL,
+                    start_new_session=True,
+                )
+            except OSError as err:
+                raise ServerError(f"cannot start {self.manifest.name}: {err}") from err
+
+    def wait_ready(self, timeout: float | None = None) -> float:
+        """Seconds until `GET /` answered 200; raises ServerError with the log tail otherwise."""
+        assert self.process is not None
+        limit = timeout if timeout is not None else self.manifest.ready_timeout
+        started = time.monotonic()
+        while time.monotonic() - started < limit:
+            if self.process.poll() is not None:
+                raise ServerError(
+                    f"{self.manifest.name} exited with status {self.process.returncode} before it was ready;"
+                    f" log {self.log}:\n{tail(self.log)}"
+                )
+            try:
+                conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=1)
+                conn.request("GET", "/")
+                if conn.getresponse().status == 200:
+                    return time.monotonic() - started
+            except OSError:
+                pass
+            finally:
+                conn.close()
+            time.sleep(0.05)
+        raise ServerError(
+            f"{self.manifest.name} did not answer GET / within {limit:.0f} s; log {self.log}:\n{tail(self.log)}"
+        )
+
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def tree(self) -> list[psutil.Process]:
+        if self.process is None:
+            return []
+        try:
+            root = psutil.Process(self.process.pid)
+            return [root, *root.children(recursive=True)]
+        except psutil.NoSuchProcess:
+            return []
+
+    def stop(self) -> None:
+        """Terminates the process group and every descendant; kills what is left after the grace."""
+        if self.process is None:
+            return
+        members = self.tree()
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, sig)
+            for proc in members:
+                with contextlib.suppress(psutil.NoSuchProcess):
+                    proc.send_signal(sig)
+            _, alive = psutil.wait_procs(members, timeout=STOP_GRACE)
+            members = alive
+            if not members:
+                break
+        try:
+            self.exit_code = self.process.wait(timeout=STOP_GRACE)
+        except subprocess.TimeoutExpired:
+            self.exit_code = None
+
+
+@contextmanager
+def running(
+    manifest: Manifest,
+    cpus: int,
+    port: int,
+    settings: dict[str, str] | None = None,
+    cores: list[int] | None = None,
+) -> Iterator[Server]:
+    """A started and ready server, stopped with its whole tree when the block ends, however it ends."""
+    server = Server(manifest, cpus, port, cores or list(range(cpus)), settings or {})
+    try:
+        server.start()
+        server.wait_ready()
+        yield server
+    finally:
+        server.stop()

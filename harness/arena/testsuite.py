@@ -1,0 +1,93 @@
+"""`arena test`: the harness's own tests, each implementation's tests, and conformance on each.
+
+Every step is reported as passed, failed or skipped (with the reason); the last line is the plain
+`N passed, N failed, N skipped` and the exit status is non-zero on any failure.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.build import tail
+from arena.catalog import RESULTS, ROOT
+from arena.pipeline import cpu_budgets, load, prepare, verify_one
+from arena.report import indent
+from arena.toolchain import Toolchains
+
+STEP_TIMEOUT = 1800
+
+
+@dataclass
+class Step:
+    name: str
+    outcome: str  # passed | failed | skipped
+    detail: str = ""
+
+
+def command_step(name: str, command: list[str], cwd: Path, log_name: str) -> Step:
+    """Runs a test command with its output in a log; shows its last line, or its tail on failure."""
+    log = RESULTS / "logs" / f"test-{log_name}.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    print(f"  {name}...", end="", flush=True)
+    try:
+        with log.open("w") as out:
+            done = subprocess.run(
+                command, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, timeout=STEP_TIMEOUT, check=False
+            )
+        ok = done.returncode == 0
+        detail = f"exit status {done.returncode}"
+    except FileNotFoundError:
+        ok, detail = False, f"command not found: {command[0]}"
+    except subprocess.TimeoutExpired:
+        ok, detail = False, f"timed out after {STEP_TIMEOUT} s"
+    last = tail(log, 1).strip()
+    if ok:
+        print(f" passed ({last})")
+        return Step(name, "passed", last)
+    print(f" FAILED: {detail}; log {log}\n{indent(tail(log, 40))}")
+    return Step(name, "failed", detail)
+
+
+def run(names: list[str]) -> int:
+    python = sys.executable
+    steps = [
+        command_step("harness lint (ruff check)", [python, "-m", "ruff", "check", "harness", "spec"], ROOT, "ruff"),
+        command_step(
+            "harness format (ruff format)",
+            [python, "-m", "ruff", "format", "--check", "harness", "spec"],
+            ROOT,
+            "ruff-format",
+        ),
+        command_step(
+            "harness unit tests (pytest)",
+            [python, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+            ROOT / "harness",
+            "harness",
+        ),
+    ]
+    toolchains = Toolchains()
+    for manifest in load(names):
+        print(f"\n{manifest.name}")
+        prepared = prepare(manifest, toolchains)
+        if not prepared.ok:
+            outcome = "skipped" if prepared.unavailable else "failed"
+            steps.append(Step(f"{manifest.name}: build", outcome, prepared.reason))
+            continue
+        if manifest.test_command:
+            steps.append(
+                command_step(f"{manifest.name}: own tests", manifest.test_command, manifest.folder, manifest.name)
+            )
+        for cpus in cpu_budgets(None):
+            ok, outcome = verify_one(manifest, cpus)
+            state = "skipped" if outcome.startswith("skipped") else "passed" if ok else "failed"
+            steps.append(Step(f"{manifest.name}: conformance --cpus {cpus}", state, outcome))
+
+    print("\nsummary")
+    for step in steps:
+        print(f"  {step.outcome:7}  {step.name}" + (f"  ({step.detail})" if step.detail else ""))
+    counts = {state: sum(s.outcome == state for s in steps) for state in ("passed", "failed", "skipped")}
+    print(f"{counts['passed']} passed, {counts['failed']} failed, {counts['skipped']} skipped")
+    return 1 if counts["failed"] else 0

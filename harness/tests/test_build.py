@@ -1,0 +1,26 @@
+from arena import build
+
+
+def test_build_runs_then_skips_until_a_source_changes(fake):
+    first = build.build(fake)
+    assert first.ok and not first.skipped
+    assert build.build(fake).skipped
+    (fake.folder / "server.py").write_text((fake.folder / "server.py").read_text() + "\n# changed\n")
+    again = build.build(fake)
+    assert again.ok and not again.skipped
+    assert (fake.folder / "out" / "count").read_text().count("built") == 2
+
+
+def test_outputs_are_not_part_of_the_digest(fake):
+    before = build.source_digest(fake)
+    (fake.folder / "out").mkdir()
+    (fake.folder / "out" / "artifact").write_text("x")
+    assert build.source_digest(fake) == before
+
+
+def test_failed_step_is_reported_with_its_command(fake):
+    broken = fake.__class__(**{**fake.__dict__, "build_steps": [["sh", "-c", "echo boom; exit 7"]]})
+    result = build.build(broken, force=True)
+    assert not result.ok
+    assert "exited 7" in result.message
+    assert "boom" in build.tail(result.log)

@@ -1,0 +1,24 @@
+import pytest
+
+from arena import cli
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["verify", "--cpus", "99"], "--cpus 99: this machine gives Arena"),
+        (["verify", "--cpus", "one"], "give core counts such as 1 or 1,2"),
+        (["verify", "no-such-impl"], "unknown implementation(s): no-such-impl"),
+        (["start", "go", "--set", "BCRYPT=4"], "expected ARENA_NAME=value"),
+        (["start", "go", "--port", "70000"], "--port 70000"),
+    ],
+)
+def test_bad_input_is_one_clear_line_and_status_2(argv, message, capsys):
+    assert cli.main(argv) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_unknown_command_is_an_argparse_error(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["fly"])
+    assert exit_.value.code == 2

@@ -1,0 +1,57 @@
+import socket
+import time
+
+import psutil
+import pytest
+
+from arena import catalog
+from arena.process import Server, ServerError, free_port, running
+from conftest import write_manifest
+
+
+def test_running_server_gets_contract_env_and_budget(fake):
+    port = free_port()
+    with running(fake, 1, port) as server:
+        assert server.alive()
+        log = server.log.read_text()
+    assert f"fake server on {port} cpus 1 budget budget-1" in log
+    assert not server.alive()
+
+
+def test_stop_ends_the_whole_tree(tmp_path):
+    manifest = catalog.parse(write_manifest(tmp_path, "tree", extra_env=', FAKE_CHILD = "1"'))
+    with running(manifest, 1, free_port()) as server:
+        time.sleep(0.3)
+        tree = server.tree()
+        assert any(p.name() == "sleep" for p in tree)
+    assert not any(p.is_running() and p.status() != psutil.STATUS_ZOMBIE for p in tree)
+
+
+def test_early_exit_is_reported_with_the_log_tail(tmp_path):
+    manifest = catalog.parse(write_manifest(tmp_path, "crash", extra_env=', FAKE_CRASH = "1"'))
+    with (
+        pytest.raises(ServerError, match=r"exited with status 3 before it was ready") as err,
+        running(manifest, 1, free_port()),
+    ):
+        pass
+    assert "crashing on purpose" in str(err.value)
+
+
+def test_a_port_in_use_is_refused(fake):
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        with pytest.raises(ServerError, match="already in use"), running(fake, 1, busy.getsockname()[1]):
+            pass
+
+
+def test_not_ready_in_time_is_an_error_and_the_process_is_stopped(tmp_path):
+    manifest = catalog.parse(write_manifest(tmp_path, "slow", ready_timeout=0.2))
+    server = Server(manifest, 1, free_port(), [0])
+    server.start()
+    try:
+        with pytest.raises(ServerError, match="did not answer GET / within"):
+            server.wait_ready(timeout=0.01)
+    finally:
+        server.stop()
+    assert not server.alive()
