@@ -6,6 +6,7 @@ Every step is reported as passed, failed or skipped (with the reason); the last 
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -27,6 +28,13 @@ class Step:
     detail: str = ""
 
 
+def last_summary(log: Path) -> str:
+    """The runner's closing count ('34 passed', 'ok ...', '# pass 30'), else its last line."""
+    lines = [line.strip() for line in tail(log, 30).splitlines() if line.strip()]
+    counted = [line for line in lines if re.search(r"\b(passed|pass|ok)\b", line)]
+    return (counted or lines or ["no output"])[-1]
+
+
 def command_step(name: str, command: list[str], cwd: Path, log_name: str) -> Step:
     """Runs a test command with its output in a log; shows its last line, or its tail on failure."""
     log = RESULTS / "logs" / f"test-{log_name}.log"
@@ -43,10 +51,10 @@ def command_step(name: str, command: list[str], cwd: Path, log_name: str) -> Ste
         ok, detail = False, f"command not found: {command[0]}"
     except subprocess.TimeoutExpired:
         ok, detail = False, f"timed out after {STEP_TIMEOUT} s"
-    last = tail(log, 1).strip()
     if ok:
-        print(f" passed ({last})")
-        return Step(name, "passed", last)
+        summary = last_summary(log)
+        print(f" passed ({summary})")
+        return Step(name, "passed", summary)
     print(f" FAILED: {detail}; log {log}\n{indent(tail(log, 40))}")
     return Step(name, "failed", detail)
 

@@ -1,0 +1,82 @@
+// The real entry point with ARENA_CPUS=2: a primary and two workers sharing the store.
+import assert from 'node:assert/strict';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { test } from 'node:test';
+import { request, timed } from './http.js';
+
+const MAIN = fileURLToPath(new URL('../src/main.js', import.meta.url));
+
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  return port;
+}
+
+async function start(env: Record<string, string>): Promise<{ child: ChildProcess; base: string }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [MAIN], {
+    env: { ...process.env, ARENA_PORT: String(port), ARENA_BCRYPT_COST: '4', ARENA_CPUS: '2', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
+  assert.match(line, /listening on 127\.0\.0\.1:\d+ with 2 workers/);
+  return { child, base: `http://127.0.0.1:${port}` };
+}
+
+async function exitOf(child: ChildProcess): Promise<number | null> {
+  const [code] = (await once(child, 'exit')) as [number | null];
+  return code;
+}
+
+test('two workers share one store and one /hello counter; SIGTERM exits 0', async () => {
+  const { child, base } = await start({ ARENA_HELLO_DELAY_EVERY: '3', ARENA_HELLO_DELAY_MS: '300' });
+  try {
+    const users = Array.from({ length: 30 }, (_, i) => `user${String(i).padStart(6, '0')}`);
+    for (const user of users) {
+      assert.equal((await request(base, `/user/set/${user}`, { body: JSON.stringify({ user }) })).status, 200);
+      assert.equal((await request(base, `/password/set/${user}`, { body: `{"password":"pw-${user}"}` })).status, 200);
+    }
+    for (const user of users) {
+      const answer = await request(base, `/user/get/${user}`);
+      assert.equal(answer.status, 200, user);
+      assert.deepEqual(JSON.parse(answer.body), { user });
+      assert.equal((await request(base, `/password/verify/${user}`, { body: `{"password":"pw-${user}"}` })).status, 200);
+      assert.equal((await request(base, `/password/verify/${user}`, { body: '{"password":"no"}' })).status, 403);
+    }
+    assert.equal((await request(base, '/user/get/nobody')).status, 404);
+
+    const delays: number[] = [];
+    for (let i = 0; i < 6; i++) delays.push((await timed(() => request(base, '/hello')))[1]);
+    assert.deepEqual(delays.map((ms) => ms >= 250), [false, false, true, false, false, true]);
+  } finally {
+    child.kill('SIGTERM');
+  }
+  const [code, ms] = await timed(() => exitOf(child));
+  assert.equal(code, 0);
+  assert.ok(ms < 2000, `${ms} ms`);
+});
+
+test('the primary exits non-zero when a worker dies', async () => {
+  const { child } = await start({});
+  const workers = execFileSync('pgrep', ['-P', String(child.pid)]).toString().trim().split('\n');
+  assert.equal(workers.length, 2);
+  process.kill(Number(workers[0]), 'SIGKILL');
+  assert.equal(await exitOf(child), 1);
+});
+
+test('a malformed setting exits with status 2 and a message', async () => {
+  const child = spawn(process.execPath, [MAIN], {
+    env: { ...process.env, ARENA_PORT: 'eighty' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk));
+  assert.equal(await exitOf(child), 2);
+  assert.match(stderr, /ARENA_PORT/);
+});
