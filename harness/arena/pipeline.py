@@ -82,7 +82,7 @@ def prepare(manifest: Manifest, toolchains: Toolchains, force: bool = False) -> 
 def print_check(result: CheckResult) -> None:
     mark = "pass" if result.ok else "FAIL"
     print(f"    {mark}  {result.name}  ({result.seconds:.1f} s)")
-    if not result.ok:
+    if result.detail:
         print(indent(result.detail, "          "))
 
 

@@ -233,7 +233,7 @@ def check_cross_connection(ctx: Context) -> None:
         reader.close()
 
 
-def check_long_poll(ctx: Context) -> None:
+def check_long_poll(ctx: Context) -> str:
     """All long-polls wait their time together: none holds a thread another one needs."""
     wait = LONGPOLL_MS / 1000
     barrier = threading.Barrier(LONGPOLL_CLIENTS)
@@ -256,6 +256,7 @@ def check_long_poll(ctx: Context) -> None:
             f"all done within {2 * wait:.1f} s",
             f"the last one after {elapsed:.2f} s",
         )
+    return f"last of {LONGPOLL_CLIENTS} answered after {elapsed:.2f} s"
 
 
 def check_long_operation(ctx: Context) -> None:
@@ -344,7 +345,9 @@ def check_bcrypt_cost4(ctx: Context) -> None:
     ctx.measured["cost4"] = statistics.median(samples)
 
 
-MAIN_CHECKS: list[tuple[str, Callable[[Context], None]]] = [
+Check = Callable[[Context], str | None]  # a check may return a note of what it measured
+
+MAIN_CHECKS: list[tuple[str, Check]] = [
     ("GET / answers OK", check_root),
     ("/hello: every K-th delayed, others at once, exact bytes", check_hello_delay),
     ("/password: set, verify 200/403/404, 72-byte limit", check_password),
@@ -362,7 +365,7 @@ MAIN_CHECKS: list[tuple[str, Callable[[Context], None]]] = [
 ]
 
 
-def check_bcrypt_cost12(ctx: Context) -> None:
+def check_bcrypt_cost12(ctx: Context) -> str:
     c = ctx.client
     if "cost4" not in ctx.measured:
         raise Mismatch("(cost 4 timing)", "a cost-4 median from the first server", "none: its check failed")
@@ -389,15 +392,19 @@ def check_bcrypt_cost12(ctx: Context) -> None:
             "hashed anyway: at least half the time of a known user's verify",
             f"{ghost * 1000:.1f} ms against {cost12 * 1000:.1f} ms",
         )
+    return (
+        f"verify median: cost 12 {cost12 * 1000:.0f} ms, cost 4 {cost4 * 1000:.1f} ms ({cost12 / cost4:.0f}x); "
+        f"unknown user {ghost * 1000:.0f} ms"
+    )
 
 
-COSTLY_CHECKS: list[tuple[str, Callable[[Context], None]]] = [
+COSTLY_CHECKS: list[tuple[str, Check]] = [
     (f"bcrypt honours its cost (cost 12 >= {COST_RATIO}x cost 4; unknown users hashed too)", check_bcrypt_cost12),
 ]
 
 
 def _run_checks(
-    checks: list[tuple[str, Callable[[Context], None]]],
+    checks: list[tuple[str, Check]],
     ctx: Context,
     alive: Callable[[], bool],
     report: Callable[[CheckResult], None],
@@ -406,8 +413,8 @@ def _run_checks(
     for name, check in checks:
         started = time.monotonic()
         try:
-            check(ctx)
-            result = CheckResult(name, True, time.monotonic() - started)
+            note = check(ctx)
+            result = CheckResult(name, True, time.monotonic() - started, note or "")
         except Mismatch as err:
             result = CheckResult(name, False, time.monotonic() - started, str(err))
         except (OSError, ValueError) as err:
