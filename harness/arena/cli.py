@@ -7,8 +7,8 @@ import signal
 import sys
 import time
 
+from arena import benchmark, campaign, testsuite
 from arena import build as builder
-from arena import testsuite
 from arena.pipeline import UsageError, cores_for, cpu_budgets, load, prepare, verify_one
 from arena.process import ServerError, running
 from arena.report import table
@@ -92,8 +92,15 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    print("arena run: install, build and verify every implementation (the load engine comes later)\n")
-    return cmd_verify(argparse.Namespace(impl=args.impl, cpus=args.cpus))
+    return campaign.run(args)
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    return campaign.report(args.run)
+
+
+def cmd_bench_engine(args: argparse.Namespace) -> int:
+    return benchmark.run(args.impl, args.seconds, args.repeat)
 
 
 def cmd_test(args: argparse.Namespace) -> int:
@@ -131,10 +138,30 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--cpus", help="core budgets, e.g. 1 or 1,2 (default: 1,2)")
     s.set_defaults(func=cmd_verify)
 
-    s = sub.add_parser("run", help="the main job: install, build, verify and measure everything")
-    s.add_argument("--impl", nargs="*", default=[])
+    s = sub.add_parser("run", help="the main job: install, build, verify, measure every experiment, report")
+    s.add_argument("--suite", choices=["quick", "paper"], default="quick")
+    s.add_argument("--impl", nargs="*", default=[], help="implementations (default: all available)")
+    s.add_argument("--scenario", nargs="*", default=[], help="experiments of spec/scenarios/ (default: all)")
     s.add_argument("--cpus", help="core budgets, e.g. 1 or 1,2 (default: 1,2)")
+    s.add_argument("--repeat", type=int, default=3, help="repetitions of every point (default 3)")
+    s.add_argument(
+        "--resume",
+        nargs="?",
+        const="last",
+        metavar="RUN",
+        help="continue an interrupted run (default: the last one); its options are kept",
+    )
     s.set_defaults(func=cmd_run)
+
+    s = sub.add_parser("report", help="print a stored run's summary again and rewrite its summary.md")
+    s.add_argument("run", nargs="?", default="last", help="run name (default: the last run)")
+    s.set_defaults(func=cmd_report)
+
+    s = sub.add_parser("bench-engine", help="the load engine against wrk on one server core")
+    s.add_argument("--impl", default="go", help="server to load (default: go)")
+    s.add_argument("--seconds", type=int, default=5, help="length of each measurement (default 5)")
+    s.add_argument("--repeat", type=int, default=3, help="alternating runs of each tool (default 3)")
+    s.set_defaults(func=cmd_bench_engine)
 
     s = sub.add_parser("test", help="unit tests, each implementation's own tests, conformance")
     s.add_argument("impl", nargs="*")

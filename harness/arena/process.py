@@ -12,6 +12,7 @@ import os
 import signal
 import socket
 import subprocess
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -151,6 +152,53 @@ class Server:
             self.exit_code = self.process.wait(timeout=STOP_GRACE)
         except subprocess.TimeoutExpired:
             self.exit_code = None
+
+
+class Sampler:
+    """Samples a server's whole process tree: CPU seconds used and peak resident memory.
+
+    A process that exits keeps the CPU time of its last sample, so a worker that dies mid-run
+    is not forgotten; one that lives shorter than the sampling interval is missed.
+    """
+
+    def __init__(self, server: Server, interval: float = 0.2) -> None:
+        self.server = server
+        self.interval = interval
+        self.peak_rss_kb = 0
+        self._start_cpu = 0.0
+        self._seen: dict[int, float] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+
+    def _cpu(self) -> float:
+        for proc in self.server.tree():
+            with contextlib.suppress(psutil.NoSuchProcess, psutil.AccessDenied):
+                times = proc.cpu_times()
+                self._seen[proc.pid] = times.user + times.system
+        return sum(self._seen.values())
+
+    def _rss(self) -> int:
+        total = 0
+        for proc in self.server.tree():
+            with contextlib.suppress(psutil.NoSuchProcess, psutil.AccessDenied):
+                total += proc.memory_info().rss
+        return total // 1024
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.interval):
+            self.peak_rss_kb = max(self.peak_rss_kb, self._rss())
+            self._cpu()
+
+    def __enter__(self) -> Sampler:
+        self._start_cpu = self._cpu()
+        self.peak_rss_kb = self._rss()
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.cpu_s = self._cpu() - self._start_cpu
 
 
 @contextmanager

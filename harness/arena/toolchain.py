@@ -51,11 +51,15 @@ class Toolchains:
     def ensure(self, manifest: Manifest) -> Availability:
         """Availability after installing what is missing."""
         for tool in manifest.toolchains:
-            if tool.name not in self._known:
-                self._known[tool.name] = self._provide(tool, manifest.name)
-            if not self._known[tool.name].ok:
-                return self._known[tool.name]
+            state = self.ensure_tool(tool, manifest.name)
+            if not state.ok:
+                return state
         return Availability(True)
+
+    def ensure_tool(self, tool: Toolchain, needed_by: str) -> Availability:
+        if tool.name not in self._known:
+            self._known[tool.name] = self._provide(tool, needed_by)
+        return self._known[tool.name]
 
     def _provide(self, tool: Toolchain, impl: str) -> Availability:
         if _present(tool):

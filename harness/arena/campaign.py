@@ -1,0 +1,125 @@
+"""`arena run` and `arena report`: plan a run, verify, measure every task, and write its summary."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+from arena import engine, runner, scenarios, summary
+from arena.catalog import RESULTS
+from arena.pipeline import UsageError, cpu_budgets, load, prepare, verify_one
+from arena.store import Store
+from arena.toolchain import Toolchains
+
+
+def _plan(args: argparse.Namespace) -> dict:
+    if not 1 <= args.repeat <= 100:
+        raise UsageError(f"--repeat {args.repeat}: choose 1..100")
+    return {
+        "suite": args.suite,
+        "impl": args.impl,
+        "scenario": args.scenario,
+        "cpus": cpu_budgets(args.cpus),
+        "repeat": args.repeat,
+    }
+
+
+def _open(db: Store, args: argparse.Namespace) -> tuple[int, str, dict]:
+    if args.resume:
+        row = db.last_unfinished() if args.resume == "last" else db.run_by_name(args.resume)
+        if row is None:
+            raise UsageError(f"no run to resume ({args.resume}); start one with ./arena run")
+        if row["finished"] is not None:
+            raise UsageError(f"run {row['name']} is already complete; see ./arena report {row['name']}")
+        return row["id"], row["name"], json.loads(row["plan"])
+    plan = _plan(args)
+    name = time.strftime("%Y%m%d-%H%M%S")
+    commit, dirty = runner.git_state()
+    return db.start_run(name, plan["suite"], plan, runner.host_facts(), commit, dirty), name, plan
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        chosen = scenarios.load(args.scenario)
+    except scenarios.ScenarioError as err:
+        raise UsageError(str(err)) from None
+    manifests = load(args.impl)
+    db = Store()
+    try:
+        run_id, name, plan = _open(db, args)
+        chosen = scenarios.load(plan["scenario"]) if args.resume else chosen
+        manifests = load(plan["impl"]) if args.resume else manifests
+        print(f"arena run {name}: suite {plan['suite']}, cpus {plan['cpus']}, {plan['repeat']} repetition(s)")
+        print(f"results: {db.path} (run {name}); Ctrl-C keeps what is finished, --resume continues\n")
+
+        toolchains = Toolchains()
+        engine.ensure_built(toolchains)
+        skipped: list[str] = []
+        ready = []
+        print("preparing and verifying")
+        for manifest in manifests:
+            prepared = prepare(manifest, toolchains)
+            if not prepared.ok:
+                skipped.append(f"skipped {manifest.name}: {prepared.reason}")
+                continue
+            for cpus in plan["cpus"]:
+                ok, outcome = verify_one(manifest, cpus)
+                if ok:
+                    ready.append((manifest, cpus))
+                else:
+                    skipped.append(f"skipped {manifest.name} cpus={cpus}: conformance {outcome}")
+        for line in skipped:
+            print(f"  {line}")
+
+        runnable = [s for s in chosen if not s.pending]
+        users = runner.users_file() if any(s.users_csv for s in runnable) else None
+        tasks = [
+            runner.Task(manifest, point, cpus, repetition)
+            for repetition in range(plan["repeat"])
+            for scenario in runnable
+            for point in scenarios.points(scenario, plan["suite"])
+            for manifest, cpus in ready
+        ]
+        print(f"\nmeasuring: {len(tasks)} measurements")
+        try:
+            runner.execute(db, run_id, tasks, users)
+        except KeyboardInterrupt:
+            kept = len(db.done_keys(run_id))
+            print(f"\ninterrupted: {kept} measurement(s) of run {name} are stored; "
+                  f"continue with ./arena run --resume {name}")  # fmt: skip
+            return 130
+        db.finish_run(run_id)
+        _write_summary(db, run_id, name, chosen, skipped)
+        return 0
+    finally:
+        db.close()
+
+
+def _write_summary(db: Store, run_id: int, name: str, chosen: list, skipped: list[str]) -> None:
+    row = db.db.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
+    host = json.loads(row["host"])
+    title = (f"Arena run {name} ({row['suite']} suite) on {host['cpu_model']}, {host['cores']} cores, "
+             f"commit {row['git_commit'][:10]}{' (modified)' if row['git_dirty'] else ''}")  # fmt: skip
+    text, markdown = summary.render(title, chosen, db.measurements(run_id), skipped)
+    folder = RESULTS / name
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "summary.md").write_text(markdown, encoding="utf-8")
+    print(f"\n{text}\n\nsummary: {folder / 'summary.md'}")
+
+
+def report(name: str) -> int:
+    db = Store()
+    try:
+        row = (
+            db.db.execute("SELECT * FROM runs ORDER BY id DESC LIMIT 1").fetchone()
+            if name == "last"
+            else db.run_by_name(name)
+        )
+        if row is None:
+            raise UsageError(f"no run named {name} in {db.path}")
+        plan = json.loads(row["plan"])
+        _write_summary(db, row["id"], row["name"], scenarios.load(plan["scenario"]), [])
+        return 0
+    finally:
+        db.close()

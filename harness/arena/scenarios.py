@@ -1,0 +1,164 @@
+"""The experiments of spec/scenarios/: parsed, and expanded into measurement points for the engine."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from arena.catalog import SPEC
+
+SCENARIOS = SPEC / "scenarios"
+ENGINE_MODEL_KEYS = {
+    "closed": {"users", "think_ms", "ramp_per_s", "duration_s", "iterations_per_user"},
+    "open": {"rate", "duration_s", "iterations", "max_in_flight", "stages"},
+    "fixed": {"requests", "concurrency"},
+}
+
+
+class ScenarioError(Exception):
+    """A scenario file that is unreadable or inconsistent."""
+
+
+@dataclass(frozen=True)
+class Published:
+    table: str
+    metric: str
+    point: dict
+    values: list[dict]
+
+
+@dataclass(frozen=True)
+class Scenario:
+    id: str
+    seed: str
+    source: str
+    title: str
+    reported_as: str
+    steps: list[dict]
+    profiles: dict[str, dict]
+    report_columns: list[str] = field(default_factory=list)
+    users_csv: bool = False
+    deviations: str = ""
+    pending: str = ""
+    published: list[Published] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Point:
+    """One measured configuration of one scenario: its parameters, as the report shows them."""
+
+    scenario: Scenario
+    suite: str
+    index: int
+    params: dict  # the point's own keys, e.g. {"users": 500} or {"rate": 2, "iterations": 20}
+
+    @property
+    def key(self) -> str:
+        return json.dumps(self.params, sort_keys=True)
+
+    @property
+    def label(self) -> str:
+        return " ".join(f"{k}={v}" for k, v in self.params.items())
+
+    def settings(self) -> dict[str, str]:
+        return dict(self.scenario.profiles[self.suite].get("settings", {}))
+
+    def engine_scenario(self, port: int, cpus: int, users_csv: Path | None, max_duration_s: float) -> dict:
+        """The engine's scenario document (loadgen/README.md) for this point on a server."""
+        profile = self.scenario.profiles[self.suite]
+        model = {**profile["model"], **self.params}
+        if "users_per_core" in model:
+            model["users"] = model.pop("users_per_core") * cpus
+        keep_alive = model.pop("keep_alive", True)
+        rows = model.pop("rows", "per_user")
+        if model["kind"] == "open" and "iterations" in model and "duration_s" not in model:
+            model["duration_s"] = model["iterations"] / model["rate"]
+        unknown = set(model) - ENGINE_MODEL_KEYS[model["kind"]] - {"kind"}
+        if unknown:
+            raise ScenarioError(f"{self.scenario.id}: unknown model keys for {model['kind']}: {sorted(unknown)}")
+        params = {key: str(value) for key, value in profile.get("params", {}).items()}
+        steps = [_fill(step, params) for step in self.scenario.steps]
+        document = {
+            "target": f"http://127.0.0.1:{port}",
+            "model": model,
+            "steps": steps,
+            "keep_alive": keep_alive,
+            "timeout_ms": 120_000,
+            "max_duration_s": max_duration_s,
+        }
+        if users_csv is not None:
+            document["data"] = {"csv": str(users_csv), "delimiter": ";", "rows": rows}
+        return document
+
+    def expected_seconds(self) -> float:
+        """A rough length of the measured run, for progress estimates and time bounds."""
+        model = {**self.scenario.profiles[self.suite]["model"], **self.params}
+        if "duration_s" in model:
+            return float(model["duration_s"])
+        if model["kind"] == "open":
+            return model["iterations"] / model["rate"]
+        return 30.0
+
+
+def _fill(step: dict, params: dict[str, str]) -> dict:
+    """Replaces the scenario's own parameters ({n}); the engine fills the per-request ones."""
+    filled = dict(step)
+    for key in ("path", "body"):
+        if key in filled:
+            for name, value in params.items():
+                filled[key] = filled[key].replace("{" + name + "}", value)
+    filled.setdefault("headers", {"Content-Type": "application/json"} if "body" in step else {})
+    return filled
+
+
+def parse(path: Path) -> Scenario:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as err:
+        raise ScenarioError(f"{path.name}: {err}") from err
+    try:
+        scenario = Scenario(
+            id=data["id"],
+            seed=data["seed"],
+            source=data["source"],
+            title=data["title"],
+            reported_as=data["reported_as"],
+            steps=data["steps"],
+            profiles=data["profiles"],
+            report_columns=data.get("columns", []),
+            users_csv=data.get("users_csv", False),
+            deviations=data.get("deviations", ""),
+            pending=data.get("pending", ""),
+            published=[
+                Published(p["table"], p["metric"], p.get("point", {}), p["values"]) for p in data.get("published", [])
+            ],
+        )
+    except KeyError as err:
+        raise ScenarioError(f"{path.name}: missing {err}") from None
+    if scenario.id != path.stem:
+        raise ScenarioError(f"{path.name}: id '{scenario.id}' differs from the file name")
+    for suite, profile in scenario.profiles.items():
+        if profile.get("model", {}).get("kind") not in ENGINE_MODEL_KEYS:
+            raise ScenarioError(f"{path.name} [{suite}]: model.kind must be one of {sorted(ENGINE_MODEL_KEYS)}")
+        if not profile.get("points"):
+            raise ScenarioError(f"{path.name} [{suite}]: no points")
+    return scenario
+
+
+def load(names: list[str] | None = None) -> list[Scenario]:
+    scenarios = [parse(path) for path in sorted(SCENARIOS.glob("*.toml"))]
+    if names:
+        known = {s.id: s for s in scenarios}
+        unknown = [n for n in names if n not in known]
+        if unknown:
+            raise ScenarioError(f"unknown scenario(s): {', '.join(unknown)} (known: {', '.join(known)})")
+        scenarios = [known[n] for n in names]
+    return scenarios
+
+
+def points(scenario: Scenario, suite: str) -> list[Point]:
+    if suite not in scenario.profiles:
+        raise ScenarioError(f"{scenario.id}: no '{suite}' profile (has: {', '.join(scenario.profiles)})")
+    return [Point(scenario, suite, i, dict(p)) for i, p in enumerate(scenario.profiles[suite]["points"])]

@@ -1,0 +1,63 @@
+import textwrap
+
+import pytest
+
+from arena import scenarios
+from arena.scenarios import ScenarioError
+
+
+def test_every_experiment_of_the_design_is_there_with_both_profiles():
+    loaded = {s.id: s for s in scenarios.load()}
+    assert set(loaded) == {
+        "thesis-password", "thesis-userinfo", "thesis-longpoll", "blog-ab", "honours-long", "honours-basic",
+    }  # fmt: skip
+    for scenario in loaded.values():
+        assert {"quick", "paper"} <= set(scenario.profiles)
+    assert loaded["honours-basic"].pending
+    assert not any(s.pending for k, s in loaded.items() if k != "honours-basic")
+
+
+def test_users_per_core_scales_with_the_budget():
+    (password,) = scenarios.load(["thesis-password"])
+    point = scenarios.points(password, "paper")[1]
+    document = point.engine_scenario(9999, 2, None, 100)
+    assert document["model"]["users"] == 4
+    assert document["target"] == "http://127.0.0.1:9999"
+    assert "data" not in document
+
+
+def test_open_points_get_a_schedule_and_params_are_filled(tmp_path):
+    (long_op,) = scenarios.load(["honours-long"])
+    point = scenarios.points(long_op, "paper")[0]
+    document = point.engine_scenario(1, 1, tmp_path / "users.csv", 100)
+    assert document["model"] == {"kind": "open", "max_in_flight": 1000, "rate": 2, "iterations": 50, "duration_s": 25}
+    assert document["steps"][0]["path"] == "/long-operation?n=50000"
+    assert document["data"]["csv"].endswith("users.csv")
+
+
+def test_blog_ab_runs_like_ab_without_keep_alive():
+    (blog,) = scenarios.load(["blog-ab"])
+    document = scenarios.points(blog, "paper")[0].engine_scenario(1, 1, None, 100)
+    assert document["model"] == {"kind": "fixed", "concurrency": 100, "requests": 10000}
+    assert document["keep_alive"] is False
+
+
+def test_unknown_names_and_bad_files_are_clear_errors(tmp_path):
+    with pytest.raises(ScenarioError, match=r"unknown scenario.*nope"):
+        scenarios.load(["nope"])
+    bad = tmp_path / "broken.toml"
+    bad.write_text(
+        textwrap.dedent("""
+        id = "broken"
+        seed = "x"
+        source = "x"
+        title = "x"
+        reported_as = "x"
+        steps = []
+        [profiles.quick]
+        model = { kind = "sideways" }
+        points = [{}]
+    """)
+    )
+    with pytest.raises(ScenarioError, match=r"model\.kind must be one of"):
+        scenarios.parse(bad)
