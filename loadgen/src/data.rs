@@ -19,13 +19,20 @@ impl Data {
     pub fn load(spec: &DataSpec) -> Result<Data, InputError> {
         let text = std::fs::read_to_string(&spec.csv)
             .map_err(|e| InputError(format!("data.csv '{}': {e}", spec.csv)))?;
-        Data::parse(&text, spec.delimiter.chars().next().unwrap_or(';'), spec.mode())
-            .map_err(|e| InputError(format!("data.csv '{}': {e}", spec.csv)))
+        Data::parse(
+            &text,
+            spec.delimiter.chars().next().unwrap_or(';'),
+            spec.mode(),
+        )
+        .map_err(|e| InputError(format!("data.csv '{}': {e}", spec.csv)))
     }
 
     pub fn parse(text: &str, delim: char, mode: RowMode) -> Result<Data, InputError> {
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-        let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
+        let mut lines = text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty());
         let Some((_, header)) = lines.next() else {
             return input_err("the file is empty (a header line is required)");
         };
@@ -61,7 +68,11 @@ impl Data {
         if rows.is_empty() {
             return input_err("no data rows after the header");
         }
-        Ok(Data { columns, rows, mode })
+        Ok(Data {
+            columns,
+            rows,
+            mode,
+        })
     }
 
     /// The row for an iteration: by user (`per_user`) or by the global iteration counter.
@@ -86,21 +97,53 @@ mod tests {
 
     #[test]
     fn parses_users_csv() {
-        let d = Data::parse("username;password\r\nuser000000;abc\r\nuser000001;def\r\n\r\n", ';', RowMode::PerUser)
-            .unwrap();
+        let d = Data::parse(
+            "username;password\r\nuser000000;abc\r\nuser000001;def\r\n\r\n",
+            ';',
+            RowMode::PerUser,
+        )
+        .unwrap();
         assert_eq!(d.columns, vec!["username", "password"]);
         assert_eq!(d.rows.len(), 2);
         assert_eq!(&*d.row(3, 0)[0], "user000001");
-        let d = Data { mode: RowMode::PerIteration, ..d };
+        let d = Data {
+            mode: RowMode::PerIteration,
+            ..d
+        };
         assert_eq!(&*d.row(3, 4)[1], "abc");
     }
 
     #[test]
     fn rejects_bad_files() {
-        assert!(Data::parse("", ';', RowMode::PerUser).unwrap_err().0.contains("empty"));
-        assert!(Data::parse("a;b\n", ';', RowMode::PerUser).unwrap_err().0.contains("no data rows"));
-        assert!(Data::parse("a;b\n1;2;3\n", ';', RowMode::PerUser).unwrap_err().0.contains("line 2"));
-        assert!(Data::parse("a b;c\n1;2\n", ';', RowMode::PerUser).unwrap_err().0.contains("header"));
-        assert!(Data::parse("i;c\n1;2\n", ';', RowMode::PerUser).unwrap_err().0.contains("built-in"));
+        assert!(
+            Data::parse("", ';', RowMode::PerUser)
+                .unwrap_err()
+                .0
+                .contains("empty")
+        );
+        assert!(
+            Data::parse("a;b\n", ';', RowMode::PerUser)
+                .unwrap_err()
+                .0
+                .contains("no data rows")
+        );
+        assert!(
+            Data::parse("a;b\n1;2;3\n", ';', RowMode::PerUser)
+                .unwrap_err()
+                .0
+                .contains("line 2")
+        );
+        assert!(
+            Data::parse("a b;c\n1;2\n", ';', RowMode::PerUser)
+                .unwrap_err()
+                .0
+                .contains("header")
+        );
+        assert!(
+            Data::parse("i;c\n1;2\n", ';', RowMode::PerUser)
+                .unwrap_err()
+                .0
+                .contains("built-in")
+        );
     }
 }

@@ -181,7 +181,13 @@ impl Scenario {
 
     pub fn validate(&self) -> Result<(), InputError> {
         parse_target(&self.target)?;
-        check_range_f64("max_duration_s", self.max_duration_s, 0.0, MAX_DURATION_S, false)?;
+        check_range_f64(
+            "max_duration_s",
+            self.max_duration_s,
+            0.0,
+            MAX_DURATION_S,
+            false,
+        )?;
         check_range_u64("timeout_ms", self.timeout_ms, 1, MAX_TIMEOUT_MS)?;
         if !self.warmup_s.is_finite() || self.warmup_s < 0.0 {
             return input_err("warmup_s must be a number >= 0");
@@ -202,7 +208,8 @@ impl Scenario {
         }
         let mut names = std::collections::BTreeSet::new();
         for (i, s) in self.steps.iter().enumerate() {
-            s.validate().map_err(|e| InputError(format!("steps[{i}]: {e}")))?;
+            s.validate()
+                .map_err(|e| InputError(format!("steps[{i}]: {e}")))?;
             if !names.insert(s.name.as_str()) {
                 return input_err(format!("steps[{i}]: duplicate step name '{}'", s.name));
             }
@@ -272,7 +279,13 @@ impl Open {
                 }
                 let mut total = 0.0;
                 for (i, s) in stages.iter().enumerate() {
-                    check_range_f64(&format!("model.stages[{i}].rate"), s.rate, 0.0, MAX_RATE, false)?;
+                    check_range_f64(
+                        &format!("model.stages[{i}].rate"),
+                        s.rate,
+                        0.0,
+                        MAX_RATE,
+                        false,
+                    )?;
                     check_range_f64(
                         &format!("model.stages[{i}].duration_s"),
                         s.duration_s,
@@ -286,7 +299,9 @@ impl Open {
             }
             None => {
                 let Some(rate) = self.rate else {
-                    return input_err("open model: rate (arrivals per second) or stages is required");
+                    return input_err(
+                        "open model: rate (arrivals per second) or stages is required",
+                    );
                 };
                 check_range_f64("model.rate", rate, 0.0, MAX_RATE, false)?;
                 match (self.duration_s, self.iterations) {
@@ -304,7 +319,9 @@ impl Open {
             }
         };
         if total_s > MAX_DURATION_S {
-            return input_err(format!("open model: the schedule lasts longer than {MAX_DURATION_S} s"));
+            return input_err(format!(
+                "open model: the schedule lasts longer than {MAX_DURATION_S} s"
+            ));
         }
         if warmup_s >= total_s {
             return input_err("warmup_s must be shorter than the open model's schedule");
@@ -375,11 +392,19 @@ fn check_range_u64(name: &str, v: u64, lo: u64, hi: u64) -> Result<(), InputErro
 }
 
 /// `lo` is exclusive unless `lo_inclusive`; `hi` is inclusive.
-fn check_range_f64(name: &str, v: f64, lo: f64, hi: f64, lo_inclusive: bool) -> Result<(), InputError> {
+fn check_range_f64(
+    name: &str,
+    v: f64,
+    lo: f64,
+    hi: f64,
+    lo_inclusive: bool,
+) -> Result<(), InputError> {
     let lo_ok = if lo_inclusive { v >= lo } else { v > lo };
     if !v.is_finite() || !lo_ok || v > hi {
         let op = if lo_inclusive { ">=" } else { ">" };
-        return input_err(format!("{name} must be a number {op} {lo} and <= {hi} (got {v})"));
+        return input_err(format!(
+            "{name} must be a number {op} {lo} and <= {hi} (got {v})"
+        ));
     }
     Ok(())
 }
@@ -404,12 +429,13 @@ pub fn parse_target(target: &str) -> Result<Target, InputError> {
     if auth.as_str().contains('@') {
         return input_err(format!("target '{target}': user info is not supported"));
     }
-    if let Some(pq) = uri.path_and_query() {
-        if pq.as_str() != "/" && !pq.as_str().is_empty() {
-            return input_err(format!(
-                "target '{target}' must not have a path; put paths in the steps"
-            ));
-        }
+    if let Some(pq) = uri.path_and_query()
+        && pq.as_str() != "/"
+        && !pq.as_str().is_empty()
+    {
+        return input_err(format!(
+            "target '{target}' must not have a path; put paths in the steps"
+        ));
     }
     let host = auth.host();
     let port = auth.port_u16().unwrap_or(80);
@@ -465,7 +491,9 @@ mod tests {
         let sc = Scenario::parse(GOOD).unwrap();
         assert!(sc.keep_alive);
         assert!(sc.data.is_none());
-        let Model::Closed(c) = &sc.model else { panic!("closed") };
+        let Model::Closed(c) = &sc.model else {
+            panic!("closed")
+        };
         assert_eq!(c.users, 100);
         let t = sc.target().unwrap();
         assert_eq!(t.addr, "127.0.0.1:8080".parse().unwrap());
@@ -485,7 +513,12 @@ mod tests {
             let e = err_of(&with(|v| v["target"] = t.into()));
             assert!(e.contains(LOOPBACK_ONLY), "{t}: {e}");
         }
-        for t in ["http://127.0.0.1:1", "http://127.9.9.9", "http://localhost:80", "http://[::1]:8080"] {
+        for t in [
+            "http://127.0.0.1:1",
+            "http://127.9.9.9",
+            "http://localhost:80",
+            "http://[::1]:8080",
+        ] {
             assert!(parse_target(t).is_ok(), "{t}");
         }
         assert!(err_of(&with(|v| v["target"] = "https://127.0.0.1".into())).contains("http://"));
@@ -502,18 +535,25 @@ mod tests {
         assert!(err_of(&with(|v| v["model"]["users"] = 100_001.into())).contains("model.users"));
         assert!(err_of(&with(|v| v["model"]["users"] = (-1).into())).contains("not valid"));
         assert!(
-            err_of(&with(|v| v["model"]["think_ms"] = serde_json::json!([5, 1]))).contains("min <= max")
+            err_of(&with(|v| v["model"]["think_ms"] = serde_json::json!([5, 1])))
+                .contains("min <= max")
         );
         assert!(err_of(&with(|v| v["timeout_ms"] = 0.into())).contains("timeout_ms"));
         assert!(err_of(&with(|v| v["max_duration_s"] = 0.into())).contains("max_duration_s"));
         assert!(err_of(&with(|v| v["model"]["kind"] = "weird".into())).contains("unknown variant"));
-        assert!(err_of(&with(|v| v["steps"] = serde_json::json!([]))).contains("at least one step"));
+        assert!(
+            err_of(&with(|v| v["steps"] = serde_json::json!([]))).contains("at least one step")
+        );
         assert!(err_of(&with(|v| v["steps"][0]["method"] = "get".into())).contains("method"));
         assert!(err_of(&with(|v| v["steps"][0]["path"] = "x".into())).contains("start with '/'"));
-        assert!(err_of(&with(|v| v["steps"][0]["expect"] = serde_json::json!([99]))).contains("expect"));
         assert!(
-            err_of(&with(|v| v["steps"][0]["headers"] = serde_json::json!({"Content-Length": "1"})))
-                .contains("managed by the engine")
+            err_of(&with(|v| v["steps"][0]["expect"] = serde_json::json!([99]))).contains("expect")
+        );
+        assert!(
+            err_of(&with(
+                |v| v["steps"][0]["headers"] = serde_json::json!({"Content-Length": "1"})
+            ))
+            .contains("managed by the engine")
         );
         assert!(
             err_of(&with(|v| {
@@ -531,15 +571,34 @@ mod tests {
         let sc = Scenario::parse(&open).unwrap();
         let Model::Open(o) = sc.model else { panic!() };
         assert_eq!(o.max_in_flight, 1000);
-        assert!(err_of(&with(|v| v["model"] = serde_json::json!({"kind": "open", "rate": 0, "duration_s": 5}))).contains("model.rate"));
-        assert!(err_of(&with(|v| v["model"] = serde_json::json!({"kind": "open", "duration_s": 5}))).contains("rate"));
-        assert!(err_of(&with(|v| v["model"] = serde_json::json!(
-            {"kind": "open", "rate": 1, "stages": [{"rate": 1, "duration_s": 1}]}))).contains("not both"));
+        assert!(
+            err_of(&with(
+                |v| v["model"] = serde_json::json!({"kind": "open", "rate": 0, "duration_s": 5})
+            ))
+            .contains("model.rate")
+        );
+        assert!(
+            err_of(&with(
+                |v| v["model"] = serde_json::json!({"kind": "open", "duration_s": 5})
+            ))
+            .contains("rate")
+        );
+        assert!(
+            err_of(&with(|v| v["model"] = serde_json::json!(
+            {"kind": "open", "rate": 1, "stages": [{"rate": 1, "duration_s": 1}]})))
+            .contains("not both")
+        );
         assert!(Scenario::parse(&with(|v| v["model"] = serde_json::json!(
             {"kind": "open", "stages": [{"rate": 2, "duration_s": 25}, {"rate": 10, "duration_s": 5}]}))).is_ok());
-        assert!(Scenario::parse(&with(|v| v["model"] = serde_json::json!(
-            {"kind": "fixed", "requests": 10000, "concurrency": 100}))).is_ok());
-        assert!(err_of(&with(|v| v["model"] = serde_json::json!(
-            {"kind": "fixed", "requests": 0, "concurrency": 100}))).contains("model.requests"));
+        assert!(
+            Scenario::parse(&with(|v| v["model"] = serde_json::json!(
+            {"kind": "fixed", "requests": 10000, "concurrency": 100})))
+            .is_ok()
+        );
+        assert!(
+            err_of(&with(|v| v["model"] = serde_json::json!(
+            {"kind": "fixed", "requests": 0, "concurrency": 100})))
+            .contains("model.requests")
+        );
     }
 }

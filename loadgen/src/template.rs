@@ -130,7 +130,11 @@ mod tests {
     #[test]
     fn fills_columns_iteration_and_user() {
         let r = row();
-        let vars = Vars { row: &r, iteration: 42, user: 7 };
+        let vars = Vars {
+            row: &r,
+            iteration: 42,
+            user: 7,
+        };
         let t = Template::parse("/password/set/{username}", &cols()).unwrap();
         assert_eq!(t.render(&vars), "/password/set/user000001");
         let t = Template::parse(r#"{"password":"{password}"}"#, &cols()).unwrap();
@@ -142,8 +146,21 @@ mod tests {
     #[test]
     fn braces_that_are_not_placeholders_stay_literal() {
         let r = row();
-        let vars = Vars { row: &r, iteration: 0, user: 0 };
-        for text in ["{}", "{ }", "{a-b}", "{{", "}", "{\"a\":{\"b\":1}}", "{unterminated", "x{"] {
+        let vars = Vars {
+            row: &r,
+            iteration: 0,
+            user: 0,
+        };
+        for text in [
+            "{}",
+            "{ }",
+            "{a-b}",
+            "{{",
+            "}",
+            "{\"a\":{\"b\":1}}",
+            "{unterminated",
+            "x{",
+        ] {
             let t = Template::parse(text, &cols()).unwrap();
             assert_eq!(t.as_static(), Some(text), "{text}");
             assert_eq!(t.render(&vars), text);

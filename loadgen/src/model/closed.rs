@@ -1,0 +1,63 @@
+//! Closed model: a fixed population of virtual users, each running the steps, thinking, and
+//! running them again (the thesis' Locust users). Load follows the server's speed: a user sends
+//! its next request only after the previous answer and its think time.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use tokio::task::JoinSet;
+
+use super::{Ctx, SplitMix64, join_until, run_iteration};
+use crate::scenario::Closed;
+
+pub async fn run(ctx: Arc<Ctx>, m: &Closed, t0: Instant, hard_end: Instant) -> Instant {
+    let end = match m.duration_s {
+        Some(d) => (t0 + Duration::from_secs_f64(d)).min(hard_end),
+        None => hard_end,
+    };
+    let ramp = m.ramp_per_s.filter(|r| *r > 0.0);
+    let mut set = JoinSet::new();
+    for u in 0..m.users {
+        let start_at = match ramp {
+            Some(r) => t0 + Duration::from_secs_f64(u as f64 / r),
+            None => t0,
+        };
+        set.spawn(user(
+            ctx.clone(),
+            u,
+            start_at,
+            m.think_ms,
+            m.iterations_per_user,
+        ));
+    }
+    join_until(&mut set, end).await
+}
+
+async fn user(
+    ctx: Arc<Ctx>,
+    u: u64,
+    start_at: Instant,
+    think_ms: [u64; 2],
+    iterations: Option<u64>,
+) {
+    if start_at > Instant::now() {
+        tokio::time::sleep_until(start_at.into()).await;
+    }
+    let mut session = ctx.session();
+    let mut rng = SplitMix64::new(u.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ 0x5EED);
+    let mut scratch = String::new();
+    let mut done = 0u64;
+    loop {
+        let i = ctx.iteration_counter.fetch_add(1, Ordering::Relaxed);
+        run_iteration(&ctx, &mut session, u, i, None, &mut scratch).await;
+        done += 1;
+        if iterations.is_some_and(|n| done >= n) {
+            break;
+        }
+        let think = rng.between(think_ms[0], think_ms[1]);
+        if think > 0 {
+            tokio::time::sleep(Duration::from_millis(think)).await;
+        }
+    }
+}

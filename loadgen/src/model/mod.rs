@@ -1,0 +1,222 @@
+//! The three load models and what they share: the run context and one iteration of the steps.
+
+pub mod closed;
+pub mod fixed;
+pub mod open;
+
+#[cfg(test)]
+mod tests;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use tokio::task::JoinSet;
+
+use crate::data::Data;
+use crate::http::{ErrorKind, Session};
+use crate::record::{Outcome, Recorder, Registry};
+use crate::request::PreparedStep;
+use crate::scenario::Model;
+use crate::template::Vars;
+
+/// Everything the tasks of one run share, read-only except for the counters.
+pub struct Ctx {
+    pub steps: Vec<PreparedStep>,
+    pub data: Option<Data>,
+    pub addr: SocketAddr,
+    pub keep_alive: bool,
+    pub timeout: Duration,
+    pub reg: Arc<Registry>,
+    /// The global iteration number, `{i}` (closed and fixed models).
+    pub iteration_counter: AtomicU64,
+    /// Iterations started in the window but cut off by the end of the run.
+    pub cancelled: AtomicU64,
+    build_errors_shown: AtomicU64,
+}
+
+impl Ctx {
+    pub fn new(
+        steps: Vec<PreparedStep>,
+        data: Option<Data>,
+        addr: SocketAddr,
+        keep_alive: bool,
+        timeout: Duration,
+        reg: Arc<Registry>,
+    ) -> Ctx {
+        Ctx {
+            steps,
+            data,
+            addr,
+            keep_alive,
+            timeout,
+            reg,
+            iteration_counter: AtomicU64::new(0),
+            cancelled: AtomicU64::new(0),
+            build_errors_shown: AtomicU64::new(0),
+        }
+    }
+
+    pub fn session(&self) -> Session {
+        Session::new(self.addr, self.keep_alive, self.timeout, None)
+    }
+}
+
+/// What a model reports besides the recorded samples.
+pub struct RunOutcome {
+    pub recorder: Recorder,
+    pub cancelled: u64,
+    /// When the run ended: the duration's end, the last completion, or the hard bound.
+    pub end: Instant,
+    /// Open model: arrivals sent per second over the schedule's window.
+    pub achieved_arrival_rate: Option<f64>,
+}
+
+/// Runs the scenario's model from `t0`; nothing outlives `hard_end`.
+pub async fn execute(ctx: Arc<Ctx>, model: &Model, t0: Instant, hard_end: Instant) -> RunOutcome {
+    let (end, achieved) = match model {
+        Model::Closed(c) => (closed::run(ctx.clone(), c, t0, hard_end).await, None),
+        Model::Open(o) => {
+            let (end, rate) = open::run(ctx.clone(), o, t0, hard_end).await;
+            (end, Some(rate))
+        }
+        Model::Fixed(f) => (fixed::run(ctx.clone(), f, hard_end).await, None),
+    };
+    RunOutcome {
+        recorder: ctx.reg.merged(),
+        cancelled: ctx.cancelled.load(Ordering::Relaxed),
+        end,
+        achieved_arrival_rate: achieved,
+    }
+}
+
+/// Counts an iteration as cancelled if it is dropped (by the end of the run) before finishing.
+struct CancelGuard<'a> {
+    ctx: &'a Ctx,
+    armed: bool,
+}
+
+impl Drop for CancelGuard<'_> {
+    fn drop(&mut self) {
+        if self.armed {
+            self.ctx.cancelled.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}
+
+/// One iteration: every step in order, whatever the previous step's outcome (a failed `set`
+/// still lets the `verify` of the same user be measured, as the thesis' Locust tasks did).
+///
+/// `intended` is the open model's scheduled start: the first step's latency is taken from it,
+/// so time the request spent waiting behind a late scheduler or a busy connection is counted
+/// (no coordinated omission). Later steps are timed from their actual send.
+pub async fn run_iteration(
+    ctx: &Ctx,
+    session: &mut Session,
+    user: u64,
+    iteration: u64,
+    intended: Option<Instant>,
+    scratch: &mut String,
+) {
+    let iter_start = intended.unwrap_or_else(Instant::now);
+    let counted = ctx.reg.in_window(iter_start);
+    if counted {
+        ctx.reg.iteration_started();
+    }
+    let mut guard = CancelGuard {
+        ctx,
+        armed: counted,
+    };
+    let row: &[Box<str>] = match &ctx.data {
+        Some(d) => d.row(user, iteration),
+        None => &[],
+    };
+    let vars = Vars {
+        row,
+        iteration,
+        user,
+    };
+    let mut end = iter_start;
+    for (idx, step) in ctx.steps.iter().enumerate() {
+        let sent = if idx == 0 { iter_start } else { end };
+        let outcome = match step.build(&vars, scratch) {
+            Ok(req) => {
+                let r = session.request(req).await;
+                end = Instant::now();
+                match r {
+                    Ok(status) => Outcome::Response {
+                        status,
+                        ok: step.is_expected(status),
+                        latency: end.saturating_duration_since(sent),
+                    },
+                    Err(kind) => Outcome::Failed(kind),
+                }
+            }
+            Err(e) => {
+                end = Instant::now();
+                if ctx.build_errors_shown.fetch_add(1, Ordering::Relaxed) < 5 {
+                    eprintln!("loadgen: request not sent: {}", e.0);
+                }
+                Outcome::Failed(ErrorKind::Other)
+            }
+        };
+        ctx.reg.request(idx, outcome, end);
+    }
+    if ctx.reg.after_window(end) {
+        // Finished while the run was being stopped: as if it had been cut off at the end.
+        return;
+    }
+    guard.armed = false;
+    if counted {
+        ctx.reg
+            .iteration_completed(end.saturating_duration_since(iter_start));
+    }
+}
+
+/// Waits for every task, or until `deadline`, when the rest are aborted (their iterations count
+/// as cancelled). Returns when the run ended: the last completion, or the deadline.
+pub async fn join_until(set: &mut JoinSet<()>, deadline: Instant) -> Instant {
+    let sleep = tokio::time::sleep_until(deadline.into());
+    tokio::pin!(sleep);
+    loop {
+        tokio::select! {
+            biased;
+            r = set.join_next() => match r {
+                None => return Instant::now(),
+                Some(Err(e)) if e.is_panic() => eprintln!("loadgen: internal error: a task panicked"),
+                Some(_) => {}
+            },
+            _ = &mut sleep => {
+                set.abort_all();
+                while set.join_next().await.is_some() {}
+                return deadline;
+            }
+        }
+    }
+}
+
+/// A small, fast generator for think times: reproducible per user, no dependency.
+pub struct SplitMix64(u64);
+
+impl SplitMix64 {
+    pub fn new(seed: u64) -> SplitMix64 {
+        SplitMix64(seed)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in [lo, hi] (inclusive).
+    pub fn between(&mut self, lo: u64, hi: u64) -> u64 {
+        if hi <= lo {
+            return lo;
+        }
+        lo + self.next_u64() % (hi - lo + 1)
+    }
+}

@@ -1,0 +1,158 @@
+//! One run: scenario text in, result document out.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use crate::data::Data;
+use crate::model::{self, Ctx, RunOutcome};
+use crate::output::{self, Engine, Iterations, Latency, Requests, ResultDoc, SecondOut, StepOut};
+use crate::record::Registry;
+use crate::request::PreparedStep;
+use crate::scenario::{InputError, Model, Scenario, Target};
+
+/// A scenario with everything resolved that can fail on bad input: nothing after this point
+/// is the user's mistake.
+pub struct Prepared {
+    pub scenario: Scenario,
+    pub target: Target,
+    pub steps: Vec<PreparedStep>,
+    pub data: Option<Data>,
+}
+
+pub fn prepare(text: &str) -> Result<Prepared, InputError> {
+    let scenario = Scenario::parse(text)?;
+    let target = scenario.target()?;
+    let data = scenario.data.as_ref().map(Data::load).transpose()?;
+    let columns: &[String] = data.as_ref().map(|d| d.columns.as_slice()).unwrap_or(&[]);
+    let steps = scenario
+        .steps
+        .iter()
+        .map(|s| PreparedStep::compile(s, columns, &target, scenario.keep_alive))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Prepared {
+        scenario,
+        target,
+        steps,
+        data,
+    })
+}
+
+/// Runs on the current tokio runtime; `engine` is filled in by the caller.
+pub async fn execute(p: Prepared) -> ResultDoc {
+    let started_unix_ms = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0);
+    let sc = &p.scenario;
+    let t0 = Instant::now();
+    let measure_start = t0 + Duration::from_secs_f64(sc.warmup_s);
+    let hard_end = t0 + Duration::from_secs_f64(sc.max_duration_s);
+    let measure_end = match &sc.model {
+        Model::Closed(c) => c.duration_s.map_or(hard_end, |d| {
+            (t0 + Duration::from_secs_f64(d)).min(hard_end)
+        }),
+        Model::Open(_) | Model::Fixed(_) => hard_end,
+    };
+    let reg = Registry::new(p.steps.len(), measure_start, measure_end);
+    let names: Vec<String> = p.steps.iter().map(|s| s.name.clone()).collect();
+    let ctx = Arc::new(Ctx::new(
+        p.steps,
+        p.data,
+        p.target.addr,
+        sc.keep_alive,
+        Duration::from_millis(sc.timeout_ms),
+        reg,
+    ));
+    let outcome = model::execute(ctx, &sc.model, t0, hard_end).await;
+    document(sc, &names, outcome, started_unix_ms, measure_start)
+}
+
+fn document(
+    sc: &Scenario,
+    names: &[String],
+    out: RunOutcome,
+    started_unix_ms: u64,
+    measure_start: Instant,
+) -> ResultDoc {
+    let rec = &out.recorder;
+    let elapsed = out
+        .end
+        .saturating_duration_since(measure_start)
+        .as_secs_f64();
+    let steps: Vec<StepOut> = names
+        .iter()
+        .zip(&rec.steps)
+        .map(|(n, s)| StepOut::of(n, s))
+        .collect();
+    let all = StepOut::of("all", &output::all_of(&rec.steps));
+    let per_s = |n: u64| {
+        if elapsed > 0.0 {
+            n as f64 / elapsed
+        } else {
+            0.0
+        }
+    };
+    let seconds = (elapsed.ceil() as usize).max(rec.series.len());
+    let series = (0..seconds)
+        .map(|t| match rec.series.get(t) {
+            Some(s) => SecondOut {
+                t: t as u64,
+                completed: s.completed,
+                ok: s.ok,
+                errors: s.errors,
+                p50_us: s.hist.as_ref().map_or(0, |h| h.value_at_quantile(0.5)),
+                p99_us: s.hist.as_ref().map_or(0, |h| h.value_at_quantile(0.99)),
+            },
+            None => SecondOut {
+                t: t as u64,
+                completed: 0,
+                ok: 0,
+                errors: 0,
+                p50_us: 0,
+                p99_us: 0,
+            },
+        })
+        .collect();
+    ResultDoc {
+        engine: Engine {
+            name: env!("CARGO_PKG_NAME").to_string(),
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            threads: 0,
+            cpu_user_s: 0.0,
+            cpu_system_s: 0.0,
+            wall_s: 0.0,
+            max_rss_kb: 0,
+        },
+        scenario: serde_json::to_value(sc).unwrap_or(serde_json::Value::Null),
+        started_unix_ms,
+        elapsed_s: round6(elapsed),
+        iterations: Iterations {
+            started: rec.iterations_started,
+            completed: rec.iterations_completed,
+            dropped: rec.dropped,
+            cancelled: out.cancelled,
+        },
+        requests: Requests {
+            total: all.count,
+            ok: all.ok,
+            errors: all.errors.clone(),
+        },
+        throughput_rps: round3(per_s(all.count)),
+        ok_rps: round3(per_s(all.ok)),
+        achieved_arrival_rate: out.achieved_arrival_rate.map(round3),
+        iteration_latency_us: Latency::of(&rec.iteration),
+        iteration_histogram: output::encode(&rec.iteration),
+        arrival_lag_us: matches!(sc.model, Model::Open(_)).then(|| Latency::of(&rec.lag)),
+        steps,
+        all,
+        series,
+    }
+}
+
+fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+fn round6(x: f64) -> f64 {
+    (x * 1e6).round() / 1e6
+}
