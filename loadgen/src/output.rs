@@ -185,6 +185,9 @@ pub struct ResultDoc {
     pub iteration_histogram: String,
     /// Open model: how late arrivals started against their schedule (generator health).
     pub arrival_lag_us: Option<Latency>,
+    /// Latency of the first and of the last iteration, by iteration (arrival) number.
+    #[serde(default)]
+    pub first_last_us: Option<[u64; 2]>,
     pub series: Vec<SecondOut>,
 }
 
@@ -426,6 +429,7 @@ mod tests {
             iteration_latency_us: Latency::of(&step.hist),
             iteration_histogram: encode(&step.hist),
             arrival_lag_us: None,
+            first_last_us: None,
             series: vec![],
         };
         serde_json::to_string(&doc).unwrap()

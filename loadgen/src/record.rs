@@ -85,6 +85,10 @@ pub struct Recorder {
     /// Open model: how late each arrival actually started, vs its intended time.
     pub lag: Histogram<u64>,
     pub series: Vec<Second>,
+    /// (iteration number, latency in µs) of the earliest and the latest iteration completed:
+    /// the honours report's "first and last response time" under a fixed arrival rate.
+    pub first: Option<(u64, u64)>,
+    pub last: Option<(u64, u64)>,
 }
 
 impl Recorder {
@@ -97,6 +101,17 @@ impl Recorder {
             dropped: 0,
             lag: new_hist(SIGFIG),
             series: Vec::new(),
+            first: None,
+            last: None,
+        }
+    }
+
+    fn note_iteration(&mut self, sample: (u64, u64)) {
+        if self.first.is_none_or(|f| sample.0 < f.0) {
+            self.first = Some(sample);
+        }
+        if self.last.is_none_or(|l| sample.0 > l.0) {
+            self.last = Some(sample);
         }
     }
 
@@ -116,6 +131,9 @@ impl Recorder {
         self.iterations_started += o.iterations_started;
         self.iterations_completed += o.iterations_completed;
         self.dropped += o.dropped;
+        for sample in [o.first, o.last].into_iter().flatten() {
+            self.note_iteration(sample);
+        }
         for (i, s) in o.series.iter().enumerate() {
             let d = self.second(i);
             d.completed += s.completed;
@@ -262,13 +280,12 @@ impl Registry {
         self.with(|r| r.iterations_started += 1);
     }
 
-    pub fn iteration_completed(&self, latency: Duration) {
+    pub fn iteration_completed(&self, iteration: u64, latency: Duration) {
+        let us = latency.as_micros().min(u128::from(MAX_LATENCY_US)) as u64;
         self.with(|r| {
             r.iterations_completed += 1;
-            record_hist(
-                &mut r.iteration,
-                latency.as_micros().min(u128::from(MAX_LATENCY_US)) as u64,
-            );
+            record_hist(&mut r.iteration, us);
+            r.note_iteration((iteration, us));
         });
     }
 
@@ -328,6 +345,26 @@ mod tests {
         assert_eq!(m.series[0].completed, 4);
         assert_eq!(m.series[1].completed, 400);
         assert_eq!(m.series[1].errors, 40);
+    }
+
+    #[test]
+    fn first_and_last_follow_the_iteration_number_not_the_completion_order() {
+        let t0 = Instant::now();
+        let reg = Registry::new(1, t0, t0 + Duration::from_secs(10));
+        std::thread::scope(|s| {
+            for t in 0..3u64 {
+                let reg = &reg;
+                s.spawn(move || {
+                    for k in (0..10u64).rev() {
+                        let iteration = k * 3 + t;
+                        reg.iteration_completed(iteration, Duration::from_micros(1000 + iteration));
+                    }
+                });
+            }
+        });
+        let m = reg.merged();
+        assert_eq!(m.first, Some((0, 1000)));
+        assert_eq!(m.last, Some((29, 1029)));
     }
 
     #[test]

@@ -143,6 +143,7 @@ fn document(
         iteration_latency_us: Latency::of(&rec.iteration),
         iteration_histogram: output::encode(&rec.iteration),
         arrival_lag_us: matches!(sc.model, Model::Open(_)).then(|| Latency::of(&rec.lag)),
+        first_last_us: rec.first.zip(rec.last).map(|(f, l)| [f.1, l.1]),
         steps,
         all,
         series,

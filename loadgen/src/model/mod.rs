@@ -170,7 +170,7 @@ pub async fn run_iteration(
     guard.armed = false;
     if counted {
         ctx.reg
-            .iteration_completed(end.saturating_duration_since(iter_start));
+            .iteration_completed(iteration, end.saturating_duration_since(iter_start));
     }
 }
 

@@ -329,6 +329,10 @@ async fn open_latency_counts_from_the_intended_start_under_a_slow_server() {
     assert!(l.min >= 100_000 && l.min < 130_000, "{l:?}");
     assert!(l.max >= 540_000 && l.max < 650_000, "{l:?}");
     assert!(l.mean >= 300_000.0, "{l:?}");
+    // The honours report's first and last response times: arrival 0 and arrival 9.
+    let [first, last] = d.first_last_us.expect("iterations completed");
+    assert!((100_000..130_000).contains(&first), "first {first}");
+    assert!((540_000..650_000).contains(&last), "last {last}");
 }
 
 #[tokio::test]
