@@ -12,6 +12,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena import engine
 from arena.build import tail
 from arena.catalog import RESULTS, ROOT
 from arena.pipeline import cpu_budgets, load, prepare, verify_one
@@ -59,8 +60,28 @@ def command_step(name: str, command: list[str], cwd: Path, log_name: str) -> Ste
     return Step(name, "failed", detail)
 
 
+def engine_steps(toolchains: Toolchains) -> list[Step]:
+    """The load engine: built (the harness's integration tests use it), formatted, linted, tested."""
+    print("  load engine: building...", end="", flush=True)
+    try:
+        engine.ensure_built(toolchains)
+    except engine.EngineError as err:
+        print(f" FAILED: {err}")
+        return [Step("engine build (cargo build --release)", "failed", str(err).splitlines()[0])]
+    print(" done")
+    cargo = [
+        ("engine format (cargo fmt)", ["cargo", "fmt", "--check"], "cargo-fmt"),
+        ("engine lint (cargo clippy)", ["cargo", "clippy", "--all-targets", "--locked", "--", "-D", "warnings"],
+         "cargo-clippy"),
+        ("engine unit tests (cargo test)", ["cargo", "test", "--locked"], "cargo-test"),
+    ]  # fmt: skip
+    built = Step("engine build (cargo build --release)", "passed")
+    return [built] + [command_step(name, command, engine.LOADGEN, log) for name, command, log in cargo]
+
+
 def run(names: list[str]) -> int:
     python = sys.executable
+    toolchains = Toolchains()
     steps = [
         command_step("harness lint (ruff check)", [python, "-m", "ruff", "check", "harness", "spec"], ROOT, "ruff"),
         command_step(
@@ -69,6 +90,7 @@ def run(names: list[str]) -> int:
             ROOT,
             "ruff-format",
         ),
+        *engine_steps(toolchains),
         command_step(
             "harness unit tests (pytest)",
             [python, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
@@ -76,7 +98,6 @@ def run(names: list[str]) -> int:
             "harness",
         ),
     ]
-    toolchains = Toolchains()
     for manifest in load(names):
         print(f"\n{manifest.name}")
         prepared = prepare(manifest, toolchains)
