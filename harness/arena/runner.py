@@ -96,6 +96,22 @@ def warmup_scenario(document: dict, scenario: Scenario, suite: str) -> dict:
     }
 
 
+def ideal_closed_requests(model: dict, wait_s: float) -> int:
+    """Iterations a perfect server completes in a closed run whose every iteration waits `wait_s`.
+
+    User i starts at i / ramp, then completes at start + wait + k x (wait + think) while that is
+    within the duration: exactly what an ideal server allows, edges of the window included.
+    """
+    think_s = sum(model["think_ms"]) / 2 / 1000
+    ramp = model.get("ramp_per_s") or 0
+    total = 0
+    for user in range(model["users"]):
+        first = (user / ramp if ramp else 0.0) + wait_s
+        if first <= model["duration_s"]:
+            total += int((model["duration_s"] - first) // (wait_s + think_s)) + 1
+    return total
+
+
 def metrics_of(result: dict, point: Point) -> dict:
     """The summary numbers the reports use, from the engine's document."""
     everything = result["all"]["latency_us"]
@@ -117,11 +133,11 @@ def metrics_of(result: dict, point: Point) -> dict:
     }
     if result.get("achieved_arrival_rate") is not None:
         metrics["arrival_rate"] = result["achieved_arrival_rate"]
-    ideal_iteration_s = point.scenario.profiles[point.suite].get("ideal_iteration_s")
-    if ideal_iteration_s and "users" in result["scenario"]["model"]:
-        ideal_rps = result["scenario"]["model"]["users"] * len(point.scenario.steps) / ideal_iteration_s
-        metrics["ideal_rps"] = ideal_rps
-        metrics["ideal_ratio"] = metrics["ok_rps"] / ideal_rps
+    wait_s = point.scenario.profiles[point.suite].get("ideal_wait_s")
+    if wait_s is not None:
+        ideal = ideal_closed_requests(result["scenario"]["model"], wait_s) * len(point.scenario.steps)
+        metrics["ideal_requests"] = ideal
+        metrics["ideal_ratio"] = metrics["ok_requests"] / ideal if ideal else 0.0
     if "first_last_us" in result:
         metrics["first_s"] = result["first_last_us"][0] / 1e6
         metrics["last_s"] = result["first_last_us"][1] / 1e6

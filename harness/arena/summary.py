@@ -21,7 +21,7 @@ METRICS = {
     "ok_requests": ("successful requests", 1, 0),
     "rps": ("req/s", 1, 1),
     "ok_rps": ("ok req/s", 1, 1),
-    "ideal_ratio": ("of ideal", 100, 0),
+    "ideal_ratio": ("% of ideal", 100, 0),
     "mean_ms": ("mean ms", 1, 1),
     "p50_ms": ("p50 ms", 1, 1),
     "p66_ms": ("p66", 1, 0),
@@ -69,7 +69,12 @@ def rows_of(scenario: Scenario, measurements: list[Measurement], columns: list[s
         if m.experiment == scenario.id and m.kind == "http":
             groups[(m.impl, m.cpus, m.point)].append(m)
     rows = []
-    for (impl, cpus, point), group in sorted(groups.items()):
+
+    def order(item: tuple) -> tuple:
+        (impl, cpus, point), _ = item
+        return impl, cpus, sorted(json.loads(point).items())
+
+    for (impl, cpus, point), group in sorted(groups.items(), key=order):
         good = [m for m in group if "failure" not in m.metrics]
         flags = {flag for m in group for flag in m.flags}
         values = {}
@@ -84,19 +89,21 @@ def rows_of(scenario: Scenario, measurements: list[Measurement], columns: list[s
     return rows
 
 
-def published_cell(scenario: Scenario, metric: str, row: Row) -> str:
+def seed_rows(scenario: Scenario, columns: list[str]) -> list[list[str]]:
+    """The seed's published numbers as rows of their own, in the same columns as ours."""
+    found: dict[tuple, dict[str, str]] = defaultdict(dict)
     for published in scenario.published:
-        if published.metric != metric:
+        if published.metric not in columns:
             continue
         for entry in published.values:
-            if entry["impl"] != row.impl:
-                continue
-            if "cpus" in entry and entry["cpus"] != row.cpus:
-                continue
-            if "rate" in entry and entry["rate"] != row.point.get("rate"):
-                continue
-            return str(entry["value"])
-    return ""
+            point = dict(published.point) | ({"rate": entry["rate"]} if "rate" in entry else {})
+            key = (entry["impl"], entry.get("cpus", "-"), json.dumps(point, sort_keys=True))
+            found[key][published.metric] = str(entry["value"])
+    rows = []
+    for (impl, cpus, point), values in sorted(found.items(), key=lambda item: str(item[0])):
+        label = " ".join(f"{k}={v}" for k, v in json.loads(point).items())
+        rows.append([f"{impl} (seed)", cpus, label, *(values.get(c, "") for c in columns), ""])
+    return rows
 
 
 def experiment_table(scenario: Scenario, measurements: list[Measurement]) -> tuple[str, list[str]] | None:
@@ -105,28 +112,27 @@ def experiment_table(scenario: Scenario, measurements: list[Measurement]) -> tup
     rows = rows_of(scenario, measurements, columns)
     if not rows:
         return None
-    seeded = [c for c in columns if any(p.metric == c for p in scenario.published)]
-    headers = ["impl", "cpus", "point"] + [METRICS.get(c, (c, 1, 1))[0] for c in columns]
-    headers += [f"seed {METRICS.get(c, (c,))[0]}" for c in seeded] + ["flags"]
+    headers = ["impl", "cpus", "point"] + [METRICS.get(c, (c, 1, 1))[0] for c in columns] + ["flags"]
     body = []
     for row in rows:
         cells = [row.impl, row.cpus, " ".join(f"{k}={v}" for k, v in row.point.items())]
         for column in columns:
             _, scale, digits = METRICS.get(column, (column, 1, 1))
             cells.append(row.values[column].show(scale, digits) if column in row.values else "-")
-        cells += [published_cell(scenario, c, row) for c in seeded]
         flags = sorted(row.flags) + (["failed"] if row.failures else [])
         cells.append(", ".join(flags))
         body.append(cells)
-    seed_notes = [f"seed: {p.table}" + (f" (seed's point: {p.point})" if p.point else "")
-                  for p in scenario.published if p.metric in seeded]  # fmt: skip
-    notes = list(dict.fromkeys(seed_notes))
+    seeds = seed_rows(scenario, columns)
+    notes = []
+    if seeds:
+        tables = "; ".join(dict.fromkeys(p.table for p in scenario.published if p.metric in columns))
+        notes.append(f"(seed) rows: {scenario.source}, {tables}")
     if scenario.deviations:
         notes.append(f"deviation: {scenario.deviations}")
     for row in rows:
         for failure in row.failures:
             notes.append(f"{row.impl} cpus={row.cpus}: {failure}")
-    return table(headers, body), notes
+    return table(headers, body + seeds), notes
 
 
 FLAG_MEANINGS = {

@@ -61,3 +61,12 @@ def test_unknown_names_and_bad_files_are_clear_errors(tmp_path):
     )
     with pytest.raises(ScenarioError, match=r"model\.kind must be one of"):
         scenarios.parse(bad)
+
+
+def test_ideal_long_poll_count_counts_whole_cycles_in_the_window():
+    from arena.runner import ideal_closed_requests
+
+    model = {"users": 4, "think_ms": [1000, 1000], "duration_s": 7, "ramp_per_s": 0}
+    assert ideal_closed_requests(model, 2.0) == 4 * 2  # polls end at 2 s and 5 s; the third at 8 s is outside
+    ramped = {**model, "ramp_per_s": 2, "duration_s": 6}  # users start at 0, 0.5, 1.0, 1.5 s
+    assert ideal_closed_requests(ramped, 2.0) == 2 + 2 + 2 + 1  # the last one's second poll ends at 6.5 s

@@ -16,11 +16,12 @@ def test_table_shows_median_interval_flags_and_the_seeds_number():
     (scenario,) = scenarios.load(["blog-ab"])
     made = summary.experiment_table(scenario, [blog("node", 470, 0), blog("node", 480, 1, ["engine-bound"])])
     text, notes = made
-    row = text.splitlines()[2]
-    assert row.startswith("node  1")
-    assert "475.0 ±63.5" in row  # median of 470 and 480, t(1) = 12.706 times the standard error 5
-    assert "468.85" in row  # the blog's published number for Node.js
-    assert "engine-bound" in row
+    ours, seed = text.splitlines()[2:4]
+    assert ours.startswith("node         1")
+    assert "475.0 ±63.5" in ours  # median of 470 and 480, t(1) = 12.706 times the standard error 5
+    assert "engine-bound" in ours
+    assert seed.startswith("node (seed)  1")
+    assert "468.85" in seed and "2017" in seed  # the blog's req/s and p99 for Node.js
     assert any("ab -c 100" in note for note in notes)
 
 
