@@ -8,7 +8,7 @@ import time
 
 from arena import engine, runner, scenarios, summary
 from arena.catalog import RESULTS
-from arena.pipeline import UsageError, cpu_budgets, load, prepare, verify_one
+from arena.pipeline import UsageError, load, measured_budgets, prepare, verify_one
 from arena.store import Store
 from arena.toolchain import Toolchains
 
@@ -20,7 +20,7 @@ def _plan(args: argparse.Namespace) -> dict:
         "suite": args.suite,
         "impl": args.impl,
         "scenario": args.scenario,
-        "cpus": cpu_budgets(args.cpus),
+        "cpus": measured_budgets(args.cpus),
         "repeat": args.repeat,
     }
 

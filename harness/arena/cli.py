@@ -142,7 +142,7 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--suite", choices=["quick", "paper"], default="quick")
     s.add_argument("--impl", nargs="*", default=[], help="implementations (default: all available)")
     s.add_argument("--scenario", nargs="*", default=[], help="experiments of spec/scenarios/ (default: all)")
-    s.add_argument("--cpus", help="core budgets, e.g. 1 or 1,2 (default: 1,2)")
+    s.add_argument("--cpus", help="core budgets, e.g. 1 or 1,2 (default: 1, 2, 4, … leaving a core for the engine)")
     s.add_argument("--repeat", type=int, default=3, help="repetitions of every point (default 3)")
     s.add_argument(
         "--resume",

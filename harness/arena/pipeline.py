@@ -34,6 +34,23 @@ def cpu_budgets(text: str | None) -> list[int]:
     """`--cpus 1,2` as a list; by default 1 and, when the machine has them, 2."""
     if text is None:
         return [1, 2] if len(machine_cores()) >= 2 else [1]
+    return parse_budgets(text)
+
+
+def measured_budgets(text: str | None) -> list[int]:
+    """Budgets to measure: by default 1, 2, 4, … as long as a core is left for the load engine.
+
+    A budget that takes every core makes the engine share the server's cores (flagged
+    shared-cores); it is measured only when asked for.
+    """
+    if text is not None:
+        return parse_budgets(text)
+    cores = len(machine_cores())
+    budgets = [2**k for k in range(cores.bit_length()) if 2**k < cores]
+    return budgets or [1]
+
+
+def parse_budgets(text: str) -> list[int]:
     try:
         budgets = [int(part) for part in text.split(",")]
     except ValueError:

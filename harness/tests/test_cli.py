@@ -22,3 +22,12 @@ def test_unknown_command_is_an_argparse_error(capsys):
     with pytest.raises(SystemExit) as exit_:
         cli.main(["fly"])
     assert exit_.value.code == 2
+
+
+def test_measured_budgets_leave_a_core_for_the_engine(monkeypatch):
+    from arena import pipeline
+
+    for cores, budgets in [(1, [1]), (2, [1]), (4, [1, 2]), (8, [1, 2, 4]), (9, [1, 2, 4, 8])]:
+        monkeypatch.setattr(pipeline, "machine_cores", lambda n=cores: list(range(n)))
+        assert pipeline.measured_budgets(None) == budgets
+    assert pipeline.measured_budgets("1,2") == [1, 2]
