@@ -16,22 +16,31 @@ pub async fn run(ctx: Arc<Ctx>, m: &Closed, t0: Instant, hard_end: Instant) -> I
         Some(d) => (t0 + Duration::from_secs_f64(d)).min(hard_end),
         None => hard_end,
     };
-    let ramp = m.ramp_per_s.filter(|r| *r > 0.0);
     let mut set = JoinSet::new();
     for u in 0..m.users {
-        let start_at = match ramp {
-            Some(r) => t0 + Duration::from_secs_f64(u as f64 / r),
-            None => t0,
-        };
         set.spawn(user(
             ctx.clone(),
             u,
-            start_at,
+            t0 + start_offset(u, m.ramp_per_s),
             m.think_ms,
             m.iterations_per_user,
         ));
     }
     join_until(&mut set, end).await
+}
+
+/// When user `u` starts, from t0: u/R s with a ramp of R users per second; with no ramp (absent
+/// or 0), at once.
+pub fn start_offset(u: u64, ramp_per_s: Option<f64>) -> Duration {
+    match ramp_per_s.filter(|r| *r > 0.0) {
+        Some(r) => Duration::from_secs_f64(u as f64 / r),
+        None => Duration::ZERO,
+    }
+}
+
+/// User `u`'s think-time generator: reproducible per user, different between users.
+pub fn think_rng(u: u64) -> SplitMix64 {
+    SplitMix64::new(u.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ 0x5EED)
 }
 
 async fn user(
@@ -45,7 +54,7 @@ async fn user(
         tokio::time::sleep_until(start_at.into()).await;
     }
     let mut session = ctx.session();
-    let mut rng = SplitMix64::new(u.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ 0x5EED);
+    let mut rng = think_rng(u);
     let mut scratch = String::new();
     let mut done = 0u64;
     loop {
