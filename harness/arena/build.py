@@ -24,14 +24,16 @@ class BuildResult:
 
 
 def source_digest(manifest: Manifest) -> str:
-    """Hash of the build steps and every file of the implementation except its build outputs."""
+    """Hash of the build steps and every source file: the implementation's own except its build
+    outputs, and those of the shared folders its manifest names as `build.inputs`."""
     ignored = {manifest.folder / out for out in manifest.build_outputs}
     digest = hashlib.sha256(repr(manifest.build_steps).encode())
-    for path in sorted(manifest.folder.rglob("*")):
-        if path.is_dir() or any(path.is_relative_to(out) for out in ignored):
-            continue
-        digest.update(str(path.relative_to(manifest.folder)).encode())
-        digest.update(path.read_bytes())
+    for folder in [manifest.folder, *((manifest.folder / extra).resolve() for extra in manifest.build_inputs)]:
+        for path in sorted(folder.rglob("*")):
+            if path.is_dir() or any(path.is_relative_to(out) for out in ignored) or "node_modules" in path.parts:
+                continue
+            digest.update(str(path.relative_to(folder.parent)).encode())
+            digest.update(path.read_bytes())
     return digest.hexdigest()
 
 

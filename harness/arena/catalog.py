@@ -42,6 +42,7 @@ class Manifest:
     toolchains: list[Toolchain]
     build_steps: list[list[str]]
     build_outputs: list[str]
+    build_inputs: list[str]  # folders beside the implementation's own that its build reads
     test_command: list[str] | None
     run_command: list[str]
     run_env: dict[str, str]
@@ -123,6 +124,7 @@ def parse(path: Path) -> Manifest:
         toolchains=toolchains,
         build_steps=steps,
         build_outputs=_get(build, "outputs", list, f"{where} [build]", default=[]),
+        build_inputs=_get(build, "inputs", list, f"{where} [build]", default=[]),
         test_command=_argv(test["command"], f"{where} [test] command") if "command" in test else None,
         run_command=_argv(run.get("command"), f"{where} [run] command"),
         run_env=run_env,

@@ -24,3 +24,13 @@ def test_failed_step_is_reported_with_its_command(fake):
     assert not result.ok
     assert "exited 7" in result.message
     assert "boom" in build.tail(result.log)
+
+
+def test_a_shared_input_folder_is_part_of_the_digest(fake, tmp_path):
+    shared = tmp_path / "lib"
+    shared.mkdir()
+    (shared / "util.ts").write_text("export const a = 1;\n")
+    with_input = fake.__class__(**{**fake.__dict__, "build_inputs": ["../lib"]})
+    before = build.source_digest(with_input)
+    (shared / "util.ts").write_text("export const a = 2;\n")
+    assert build.source_digest(with_input) != before
