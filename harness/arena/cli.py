@@ -25,7 +25,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         version = runtime_version(m) if state.ok else "-"
         cores = "any" if m.max_cpus == 0 else str(m.max_cpus)
         status = "available" if state.ok else f"unavailable: {state.reason} (installed on build)"
-        rows.append([m.name, m.language, version, m.framework, ",".join(m.seeds), cores, status])
+        rows.append([m.name, m.language, version, m.framework, ",".join(m.seeds) or "none", cores, status])
     print(table(["impl", "language", "runtime version", "framework", "seeds", "max cores", "status"], rows))
     return 0
 

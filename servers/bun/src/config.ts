@@ -1,0 +1,57 @@
+import { resolve } from 'node:path';
+
+export interface Config {
+  host: string;
+  port: number;
+  cpus: number;
+  bcryptCost: number;
+  longPollMs: number;
+  helloDelayMs: number;
+  helloDelayEvery: number;
+  sortN: number;
+  dataDir: string;
+}
+
+export class ConfigError extends Error {}
+
+// A longer timer delay is clamped to 1 ms by JavaScript runtimes, so a larger value
+// would silently run with a different setting.
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+type Env = Record<string, string | undefined>;
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined) return fallback;
+  if (!/^-?[0-9]+$/.test(raw)) {
+    throw new ConfigError(`${name}=${JSON.stringify(raw)} is not a decimal integer`);
+  }
+  const value = Number(raw);
+  if (value < min || value > max) {
+    throw new ConfigError(`${name}=${raw} is outside ${min}..${max}`);
+  }
+  return value;
+}
+
+function text(env: Env, name: string, fallback: string): string {
+  const raw = env[name];
+  if (raw === undefined) return fallback;
+  if (raw === '') throw new ConfigError(`${name} is set but empty`);
+  return raw;
+}
+
+/** Reads the contract's ARENA_* variables; throws ConfigError on a malformed one. */
+export function loadConfig(env: Env = process.env): Config {
+  return {
+    host: text(env, 'ARENA_HOST', '127.0.0.1'),
+    port: integer(env, 'ARENA_PORT', 8080, 1, 65535),
+    cpus: integer(env, 'ARENA_CPUS', 1, 1, 1024),
+    bcryptCost: integer(env, 'ARENA_BCRYPT_COST', 10, 4, 31),
+    longPollMs: integer(env, 'ARENA_LONGPOLL_MS', 5000, 0, MAX_TIMER_MS),
+    helloDelayMs: integer(env, 'ARENA_HELLO_DELAY_MS', 2000, 0, MAX_TIMER_MS),
+    helloDelayEvery: integer(env, 'ARENA_HELLO_DELAY_EVERY', 10, 1, Number.MAX_SAFE_INTEGER),
+    sortN: integer(env, 'ARENA_SORT_N', 50000, 1, 200000),
+    // Relative to the working directory: the harness starts us in servers/bun/.
+    dataDir: resolve(text(env, 'ARENA_DATA_DIR', '../../spec/data')),
+  };
+}

@@ -1,0 +1,32 @@
+const USERNAME = /^[A-Za-z0-9_.-]{1,64}$/;
+
+/** bcrypt only looks at the first 72 bytes; longer passwords are refused, not truncated. */
+export const MAX_PASSWORD_BYTES = 72;
+export const MAX_SORT_N = 200_000;
+
+export function isValidUsername(name: string): boolean {
+  return USERNAME.test(name);
+}
+
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The password of a `{"password": s}` body, or undefined when the body is not one. */
+export function passwordOf(body: unknown): string | undefined {
+  if (!isJsonObject(body)) return undefined;
+  const password = body.password;
+  if (typeof password !== 'string') return undefined;
+  return Buffer.byteLength(password, 'utf8') <= MAX_PASSWORD_BYTES ? password : undefined;
+}
+
+/**
+ * The `n` of /long-operation from all its values in the query: decimal digits only (leading
+ * zeros allowed), 1..MAX_SORT_N. None takes the fallback; anything else invalid is undefined.
+ */
+export function sortSizeOf(values: string[], fallback: number): number | undefined {
+  if (values.length === 0) return fallback;
+  if (values.length > 1 || !/^[0-9]+$/.test(values[0])) return undefined;
+  const n = Number(values[0]);
+  return n >= 1 && n <= MAX_SORT_N ? n : undefined;
+}

@@ -1,0 +1,110 @@
+import { compare, hash } from "bcryptjs";
+import { type Config, MAX_SORT_N } from "./config.ts";
+import { HttpError, ok, readJson } from "./http.ts";
+import { type Route, router } from "./router.ts";
+import { longOperation } from "./sort.ts";
+import { isJsonObject, passwordOf, sortSizeOf } from "./validate.ts";
+
+export type AppConfig = Pick<
+  Config,
+  "bcryptCost" | "longPollMs" | "helloDelayMs" | "helloDelayEvery" | "sortN"
+>;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+function password(value: unknown): string {
+  const password = passwordOf(value);
+  if (password === undefined) {
+    throw new HttpError(400, 'body must be {"password": a string of at most 72 UTF-8 bytes}');
+  }
+  return password;
+}
+
+/**
+ * The whole server as one fetch handler. Every request runs on this one event loop, so plain
+ * Maps and a plain counter are the store and the /hello count of the whole server.
+ */
+export function createHandler(
+  config: AppConfig,
+  helloHtml: Uint8Array<ArrayBuffer>,
+): (req: Request) => Promise<Response> {
+  const passwords = new Map<string, string>();
+  const users = new Map<string, string>();
+  let hellos = 0;
+
+  const exact = new Map<string, Route<URL>>([
+    ["/", { method: "GET", handle: ok }],
+    ["/hello", {
+      method: "GET",
+      async handle() {
+        if (++hellos % config.helloDelayEvery === 0) await sleep(config.helloDelayMs);
+        return new Response(helloHtml, {
+          headers: { "content-type": "text/html; charset=utf-8" },
+        });
+      },
+    }],
+    ["/longPoll", {
+      method: "GET",
+      async handle() {
+        await sleep(config.longPollMs);
+        return ok();
+      },
+    }],
+    ["/long-operation", {
+      method: "GET",
+      handle(_req, url) {
+        const n = sortSizeOf(url.searchParams, config.sortN);
+        if (n === undefined) {
+          throw new HttpError(400, `n must be decimal digits in 1..${MAX_SORT_N}`);
+        }
+        // Sorted right here, blocking the event loop, as the honours report's server did.
+        return Response.json({ message: "done", n, checksum: longOperation(n) });
+      },
+    }],
+  ]);
+
+  const withUsername = new Map<string, Route<string>>([
+    ["/password/set/", {
+      method: "POST",
+      async handle(req, username) {
+        const { value } = await readJson(req);
+        passwords.set(username, await hash(password(value), config.bcryptCost));
+        return ok();
+      },
+    }],
+    ["/password/verify/", {
+      method: "POST",
+      async handle(req, username) {
+        const given = password((await readJson(req)).value);
+        const stored = passwords.get(username);
+        if (stored === undefined) {
+          // Hash anyway so an unknown user costs as much time as a known one.
+          await hash(given, config.bcryptCost);
+          throw new HttpError(404, "unknown user");
+        }
+        if (!(await compare(given, stored))) throw new HttpError(403, "wrong password");
+        return ok();
+      },
+    }],
+    ["/user/set/", {
+      method: "POST",
+      async handle(req, username) {
+        const { json, value } = await readJson(req);
+        if (!isJsonObject(value)) throw new HttpError(400, "body must be a JSON object");
+        // Kept as the client's JSON text: sent back as it came, never re-encoded.
+        users.set(username, json);
+        return ok();
+      },
+    }],
+    ["/user/get/", {
+      method: "GET",
+      handle(_req, username) {
+        const json = users.get(username);
+        if (json === undefined) throw new HttpError(404, "unknown user");
+        return new Response(json, { headers: { "content-type": "application/json" } });
+      },
+    }],
+  ]);
+
+  return router({ exact, withUsername });
+}
