@@ -15,7 +15,11 @@ from arena.toolchain import Toolchains
 LOADGEN = ROOT / "loadgen"
 BINARY = LOADGEN / "target" / "release" / "loadgen"
 BUILD_TIMEOUT = 1800
-CARGO = Toolchain("cargo", ["cargo", "--version"], "apt-get install -y cargo")
+# The engine's crate is edition 2024: Debian 12's `cargo` (rustc 1.63) cannot build it, its
+# `cargo-web` (a current Rust from bookworm-security) can.
+CARGO = Toolchain(
+    "rust-2024", ["sh", "-c", "cargo --version && rustc --edition 2024 --print sysroot"], "apt-get install -y cargo-web"
+)
 
 
 class EngineError(Exception):
