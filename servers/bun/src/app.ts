@@ -1,9 +1,9 @@
 import type { BunRequest, Server } from 'bun';
-import type { Config } from './config.ts';
+import type { Config } from '../../lib-ts/config.ts';
+import { longOperation } from '../../lib-ts/sort.ts';
+import { MAX_SORT_N, isJsonObject, isValidUsername, passwordOf, sortSizeOf } from '../../lib-ts/validate.ts';
 import { HttpError, methods, readJson, text } from './http.ts';
 import { hashPassword, verifyPassword } from './password.ts';
-import { longOperation } from './sort.ts';
-import { MAX_SORT_N, isJsonObject, isValidUsername, passwordOf, sortSizeOf } from './validate.ts';
 
 export type AppConfig = Pick<
   Config,

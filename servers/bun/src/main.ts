@@ -1,11 +1,12 @@
-import { join } from 'node:path';
+import { resolve } from 'node:path';
+import { ConfigError, loadConfig } from '../../lib-ts/config.ts';
 import { serve } from './app.ts';
-import { ConfigError, loadConfig } from './config.ts';
 
 async function startUp() {
   try {
-    const config = loadConfig();
-    return { config, helloHtml: await Bun.file(join(config.dataDir, 'hello.html')).bytes() };
+    const config = loadConfig((name) => process.env[name]);
+    // ARENA_DATA_DIR is relative to the working directory: the harness starts us in servers/bun/.
+    return { config, helloHtml: await Bun.file(resolve(config.dataDir, 'hello.html')).bytes() };
   } catch (err) {
     console.error(`bun: ${(err as Error).message}`);
     process.exit(err instanceof ConfigError ? 2 : 1);

@@ -1,13 +1,13 @@
-import { compare, hash } from "bcryptjs";
-import { type Config, MAX_SORT_N } from "./config.ts";
-import { HttpError, ok, readJson } from "./http.ts";
-import { type Route, router } from "./router.ts";
-import { longOperation } from "./sort.ts";
-import { isJsonObject, passwordOf, sortSizeOf } from "./validate.ts";
+import { compare, hash } from 'bcryptjs';
+import type { Config } from '../../lib-ts/config.ts';
+import { longOperation } from '../../lib-ts/sort.ts';
+import { isJsonObject, MAX_SORT_N, passwordOf, sortSizeOf } from '../../lib-ts/validate.ts';
+import { HttpError, ok, readJson } from './http.ts';
+import { type Route, router } from './router.ts';
 
 export type AppConfig = Pick<
   Config,
-  "bcryptCost" | "longPollMs" | "helloDelayMs" | "helloDelayEvery" | "sortN"
+  'bcryptCost' | 'longPollMs' | 'helloDelayMs' | 'helloDelayEvery' | 'sortN'
 >;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -33,75 +33,75 @@ export function createHandler(
   let hellos = 0;
 
   const exact = new Map<string, Route<URL>>([
-    ["/", { method: "GET", handle: ok }],
-    ["/hello", {
-      method: "GET",
+    ['/', { method: 'GET', handle: ok }],
+    ['/hello', {
+      method: 'GET',
       async handle() {
         if (++hellos % config.helloDelayEvery === 0) await sleep(config.helloDelayMs);
         return new Response(helloHtml, {
-          headers: { "content-type": "text/html; charset=utf-8" },
+          headers: { 'content-type': 'text/html; charset=utf-8' },
         });
       },
     }],
-    ["/longPoll", {
-      method: "GET",
+    ['/longPoll', {
+      method: 'GET',
       async handle() {
         await sleep(config.longPollMs);
         return ok();
       },
     }],
-    ["/long-operation", {
-      method: "GET",
+    ['/long-operation', {
+      method: 'GET',
       handle(_req, url) {
-        const n = sortSizeOf(url.searchParams, config.sortN);
+        const n = sortSizeOf(url.searchParams.getAll('n'), config.sortN);
         if (n === undefined) {
           throw new HttpError(400, `n must be decimal digits in 1..${MAX_SORT_N}`);
         }
         // Sorted right here, blocking the event loop, as the honours report's server did.
-        return Response.json({ message: "done", n, checksum: longOperation(n) });
+        return Response.json({ message: 'done', n, checksum: longOperation(n) });
       },
     }],
   ]);
 
   const withUsername = new Map<string, Route<string>>([
-    ["/password/set/", {
-      method: "POST",
+    ['/password/set/', {
+      method: 'POST',
       async handle(req, username) {
         const { value } = await readJson(req);
         passwords.set(username, await hash(password(value), config.bcryptCost));
         return ok();
       },
     }],
-    ["/password/verify/", {
-      method: "POST",
+    ['/password/verify/', {
+      method: 'POST',
       async handle(req, username) {
         const given = password((await readJson(req)).value);
         const stored = passwords.get(username);
         if (stored === undefined) {
           // Hash anyway so an unknown user costs as much time as a known one.
           await hash(given, config.bcryptCost);
-          throw new HttpError(404, "unknown user");
+          throw new HttpError(404, 'unknown user');
         }
-        if (!(await compare(given, stored))) throw new HttpError(403, "wrong password");
+        if (!(await compare(given, stored))) throw new HttpError(403, 'wrong password');
         return ok();
       },
     }],
-    ["/user/set/", {
-      method: "POST",
+    ['/user/set/', {
+      method: 'POST',
       async handle(req, username) {
         const { json, value } = await readJson(req);
-        if (!isJsonObject(value)) throw new HttpError(400, "body must be a JSON object");
+        if (!isJsonObject(value)) throw new HttpError(400, 'body must be a JSON object');
         // Kept as the client's JSON text: sent back as it came, never re-encoded.
         users.set(username, json);
         return ok();
       },
     }],
-    ["/user/get/", {
-      method: "GET",
+    ['/user/get/', {
+      method: 'GET',
       handle(_req, username) {
         const json = users.get(username);
-        if (json === undefined) throw new HttpError(404, "unknown user");
-        return new Response(json, { headers: { "content-type": "application/json" } });
+        if (json === undefined) throw new HttpError(404, 'unknown user');
+        return new Response(json, { headers: { 'content-type': 'application/json' } });
       },
     }],
   ]);

@@ -13,19 +13,19 @@ export class HttpError extends Error {
 export function text(status: number, body: string, headers: HeadersInit = {}): Response {
   return new Response(body, {
     status,
-    headers: { "content-type": "text/plain; charset=utf-8", ...headers },
+    headers: { 'content-type': 'text/plain; charset=utf-8', ...headers },
   });
 }
 
 export function ok(): Response {
-  return text(200, "OK");
+  return text(200, 'OK');
 }
 
 const tooLarge = () => new HttpError(413, `body larger than ${BODY_LIMIT} bytes`);
 
 /** The whole body, refused with 413 as soon as it is known to exceed BODY_LIMIT. */
 export async function readBody(req: Request): Promise<Uint8Array> {
-  if (Number(req.headers.get("content-length")) > BODY_LIMIT) throw tooLarge();
+  if (Number(req.headers.get('content-length')) > BODY_LIMIT) throw tooLarge();
   if (req.body === null) return new Uint8Array();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -38,7 +38,7 @@ export async function readBody(req: Request): Promise<Uint8Array> {
     }
   } catch (err) {
     if (err instanceof HttpError) throw err;
-    throw new HttpError(400, "malformed request body");
+    throw new HttpError(400, 'malformed request body');
   }
   const body = new Uint8Array(size);
   let offset = 0;
@@ -49,7 +49,7 @@ export async function readBody(req: Request): Promise<Uint8Array> {
   return body;
 }
 
-const utf8 = new TextDecoder("utf-8", { fatal: true });
+const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** The body's JSON text and its parsed value; 400 when it is not UTF-8 JSON. */
 export async function readJson(req: Request): Promise<{ json: string; value: unknown }> {
@@ -58,6 +58,6 @@ export async function readJson(req: Request): Promise<{ json: string; value: unk
     const json = utf8.decode(bytes);
     return { json, value: JSON.parse(json) };
   } catch {
-    throw new HttpError(400, "body is not valid JSON");
+    throw new HttpError(400, 'body is not valid JSON');
   }
 }

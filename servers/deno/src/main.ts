@@ -1,11 +1,12 @@
-import { join } from "node:path";
-import { createHandler } from "./app.ts";
-import { type Config, loadConfig } from "./config.ts";
+import { resolve } from 'node:path';
+import { type Config, loadConfig } from '../../lib-ts/config.ts';
+import { createHandler } from './app.ts';
 
 function startUp(): { config: Config; helloHtml: Uint8Array<ArrayBuffer> } {
   try {
-    const config = loadConfig();
-    return { config, helloHtml: Deno.readFileSync(join(config.dataDir, "hello.html")) };
+    const config = loadConfig((name) => Deno.env.get(name));
+    // ARENA_DATA_DIR is relative to the working directory: the harness starts us in servers/deno/.
+    return { config, helloHtml: Deno.readFileSync(resolve(config.dataDir, 'hello.html')) };
   } catch (err) {
     console.error(`deno: ${err instanceof Error ? err.message : err}`);
     Deno.exit(2);
@@ -18,7 +19,7 @@ if (config.cpus > 1) {
 }
 
 // The store lives only in memory and no answer is worth finishing late: stop at once.
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   Deno.addSignalListener(signal, () => Deno.exit(0));
 }
 

@@ -1,6 +1,6 @@
 // Messages between the cluster primary and its workers (over cluster's IPC channels).
 // A worker never talks to another directly: the primary routes every message.
-import type { StoreOp } from './store.js';
+import type { StoreOp } from './store.ts';
 
 /** What a worker asks for; the primary answers each with a `reply` carrying the same id. */
 export type Ask =

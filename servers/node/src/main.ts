@@ -1,12 +1,12 @@
 import cluster from 'node:cluster';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { createApp } from './app.js';
-import { loadConfig, type Config } from './config.js';
-import { runPrimary } from './primary.js';
-import { listen } from './server.js';
-import { MapStore } from './store.js';
-import { runWorker } from './worker.js';
+import { resolve } from 'node:path';
+import { loadConfig, type Config } from '../../lib-ts/config.ts';
+import { createApp } from './app.ts';
+import { runPrimary } from './primary.ts';
+import { listen } from './server.ts';
+import { MapStore } from './store.ts';
+import { runWorker } from './worker.ts';
 
 /** ARENA_CPUS=1: one process, its own store and counter, no IPC (the thesis' single-process mode). */
 async function runSingle(config: Config, helloHtml: Buffer): Promise<void> {
@@ -20,8 +20,9 @@ async function runSingle(config: Config, helloHtml: Buffer): Promise<void> {
 
 function startUp(): { config: Config; helloHtml: Buffer } {
   try {
-    const config = loadConfig();
-    return { config, helloHtml: readFileSync(join(config.dataDir, 'hello.html')) };
+    const config = loadConfig((name) => process.env[name]);
+    // ARENA_DATA_DIR is relative to the working directory: the harness starts us in servers/node/.
+    return { config, helloHtml: readFileSync(resolve(config.dataDir, 'hello.html')) };
   } catch (err) {
     console.error(`node: ${(err as Error).message}`);
     process.exit(2);

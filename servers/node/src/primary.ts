@@ -1,6 +1,6 @@
 import cluster, { type Worker } from 'node:cluster';
-import type { Config } from './config.js';
-import { SHARD_ENV, type PrimaryMessage, type WorkerMessage } from './ipc.js';
+import type { Config } from '../../lib-ts/config.ts';
+import { SHARD_ENV, type PrimaryMessage, type WorkerMessage } from './ipc.ts';
 
 /**
  * The cluster primary: forks one worker per core, serves no HTTP itself, keeps the

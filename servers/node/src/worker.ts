@@ -1,9 +1,9 @@
-import { createApp } from './app.js';
-import type { Config } from './config.js';
-import type { Ask, PrimaryMessage, WorkerMessage } from './ipc.js';
-import { SHARD_ENV } from './ipc.js';
-import { listen } from './server.js';
-import { ShardedStore, applyOp } from './store.js';
+import { createApp } from './app.ts';
+import type { Config } from '../../lib-ts/config.ts';
+import type { Ask, PrimaryMessage, WorkerMessage } from './ipc.ts';
+import { SHARD_ENV } from './ipc.ts';
+import { listen } from './server.ts';
+import { ShardedStore, applyOp } from './store.ts';
 
 function send(message: WorkerMessage): void {
   process.send!(message);

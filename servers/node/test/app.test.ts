@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { BODY_LIMIT, createApp } from '../src/app.js';
-import { listen } from '../src/server.js';
-import { MapStore } from '../src/store.js';
-import { request, timed } from './http.js';
+import { BODY_LIMIT, createApp } from '../src/app.ts';
+import { listen } from '../src/server.ts';
+import { MapStore } from '../src/store.ts';
+import { request, timed } from './http.ts';
 
 const HELLO = Buffer.from('<!DOCTYPE html><p>héllo</p>\n');
 const config = { bcryptCost: 4, longPollMs: 200, helloDelayMs: 400, helloDelayEvery: 3, sortN: 10 };

@@ -6,7 +6,7 @@ import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
-import { request, timed } from './http.js';
+import { request, timed } from './http.ts';
 
 const MAIN = fileURLToPath(new URL('../src/main.js', import.meta.url));
 

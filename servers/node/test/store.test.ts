@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { MapStore, ShardedStore, fnv1a, type StoreOp } from '../src/store.js';
+import { MapStore, ShardedStore, fnv1a, type StoreOp } from '../src/store.ts';
 
 test('fnv1a matches the published 32-bit FNV-1a vectors', () => {
   assert.equal(fnv1a(''), 0x811c9dc5);

@@ -1,9 +1,14 @@
+// The contract's input rules (spec/README.md, "Errors"), the same for every TypeScript runtime.
+
 const USERNAME = /^[A-Za-z0-9_.-]{1,64}$/;
 
 /** bcrypt only looks at the first 72 bytes; longer passwords are refused, not truncated. */
 export const MAX_PASSWORD_BYTES = 72;
 export const MAX_SORT_N = 200_000;
 
+const encoder = new TextEncoder();
+
+/** Whether an already percent-decoded `{username}` is a valid one. */
 export function isValidUsername(name: string): boolean {
   return USERNAME.test(name);
 }
@@ -17,14 +22,15 @@ export function passwordOf(body: unknown): string | undefined {
   if (!isJsonObject(body)) return undefined;
   const password = body.password;
   if (typeof password !== 'string') return undefined;
-  return Buffer.byteLength(password, 'utf8') <= MAX_PASSWORD_BYTES ? password : undefined;
+  return encoder.encode(password).length <= MAX_PASSWORD_BYTES ? password : undefined;
 }
 
 /**
  * The `n` of /long-operation from all its values in the query: decimal digits only (leading
- * zeros allowed), 1..MAX_SORT_N. None takes the fallback; anything else invalid is undefined.
+ * zeros allowed), 1..MAX_SORT_N. None takes the fallback; anything else invalid (repeated,
+ * signed, fractional) is undefined.
  */
-export function sortSizeOf(values: string[], fallback: number): number | undefined {
+export function sortSizeOf(values: readonly string[], fallback: number): number | undefined {
   if (values.length === 0) return fallback;
   if (values.length > 1 || !/^[0-9]+$/.test(values[0])) return undefined;
   const n = Number(values[0]);

@@ -1,4 +1,6 @@
-import { resolve } from 'node:path';
+// The contract's ARENA_* variables (spec/README.md, "Configuration"), read through a function so
+// that each runtime passes its own environment.
+import { MAX_SORT_N } from './validate.ts';
 
 export interface Config {
   host: string;
@@ -9,19 +11,21 @@ export interface Config {
   helloDelayMs: number;
   helloDelayEvery: number;
   sortN: number;
+  /** ARENA_DATA_DIR as given: relative to the working directory, which each runtime resolves. */
   dataDir: string;
 }
 
 export class ConfigError extends Error {}
 
-// A longer timer delay is clamped to 1 ms by JavaScript runtimes, so a larger value
-// would silently run with a different setting.
+/** Looks up one environment variable, e.g. `(name) => process.env[name]`. */
+export type Env = (name: string) => string | undefined;
+
+// JavaScript runtimes turn a longer timer delay into 1 ms, so a larger value would silently run
+// with a different setting.
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-type Env = Record<string, string | undefined>;
-
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
+  const raw = env(name);
   if (raw === undefined) return fallback;
   if (!/^-?[0-9]+$/.test(raw)) {
     throw new ConfigError(`${name}=${JSON.stringify(raw)} is not a decimal integer`);
@@ -34,14 +38,14 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
 }
 
 function text(env: Env, name: string, fallback: string): string {
-  const raw = env[name];
+  const raw = env(name);
   if (raw === undefined) return fallback;
   if (raw === '') throw new ConfigError(`${name} is set but empty`);
   return raw;
 }
 
 /** Reads the contract's ARENA_* variables; throws ConfigError on a malformed one. */
-export function loadConfig(env: Env = process.env): Config {
+export function loadConfig(env: Env): Config {
   return {
     host: text(env, 'ARENA_HOST', '127.0.0.1'),
     port: integer(env, 'ARENA_PORT', 8080, 1, 65535),
@@ -50,8 +54,8 @@ export function loadConfig(env: Env = process.env): Config {
     longPollMs: integer(env, 'ARENA_LONGPOLL_MS', 5000, 0, MAX_TIMER_MS),
     helloDelayMs: integer(env, 'ARENA_HELLO_DELAY_MS', 2000, 0, MAX_TIMER_MS),
     helloDelayEvery: integer(env, 'ARENA_HELLO_DELAY_EVERY', 10, 1, Number.MAX_SAFE_INTEGER),
-    sortN: integer(env, 'ARENA_SORT_N', 50000, 1, 200000),
-    // Relative to the working directory: the harness starts us in servers/bun/.
-    dataDir: resolve(text(env, 'ARENA_DATA_DIR', '../../spec/data')),
+    sortN: integer(env, 'ARENA_SORT_N', 50000, 1, MAX_SORT_N),
+    // The harness starts each server in its own folder, servers/<impl>/.
+    dataDir: text(env, 'ARENA_DATA_DIR', '../../spec/data'),
   };
 }
