@@ -9,7 +9,7 @@ import time
 from arena import engine, runner, scenarios, summary
 from arena.catalog import RESULTS
 from arena.pipeline import UsageError, load, measured_budgets, prepare, verify_one
-from arena.store import Store
+from arena.store import Store, StoreBusy
 from arena.toolchain import Toolchains
 
 
@@ -47,6 +47,10 @@ def run(args: argparse.Namespace) -> int:
     manifests = load(args.impl)
     db = Store()
     try:
+        try:
+            db.claim()
+        except StoreBusy as err:
+            raise UsageError(str(err)) from None
         run_id, name, plan = _open(db, args)
         chosen = scenarios.load(plan["scenario"]) if args.resume else chosen
         manifests = load(plan["impl"]) if args.resume else manifests

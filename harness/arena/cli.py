@@ -175,7 +175,10 @@ def _terminate(signum: int, _frame: object) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    # Both stop the command the same way, through KeyboardInterrupt, even when the shell that
+    # started us in the background had told SIGINT to be ignored.
     signal.signal(signal.SIGTERM, _terminate)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         return args.func(args)
     except UsageError as err:

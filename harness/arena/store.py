@@ -6,7 +6,9 @@ everything it finished, and `--resume` finds what is left by its key.
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import sqlite3
 import time
 from dataclasses import dataclass
@@ -50,6 +52,10 @@ CREATE TABLE IF NOT EXISTS measurements (
 """
 
 
+class StoreBusy(Exception):
+    """Another process is running measurements on the same results folder."""
+
+
 @dataclass
 class Measurement:
     kind: str
@@ -80,6 +86,21 @@ class Store:
         self.db = sqlite3.connect(self.path)
         self.db.row_factory = sqlite3.Row
         self.db.executescript(SCHEMA)
+
+    def claim(self) -> None:
+        """Makes this process the only one measuring: two runs at once would disturb each other's
+        numbers and could store the same measurement twice. Released when the process ends."""
+        self._lock = (self.path.parent / "arena.lock").open("a+")
+        try:
+            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self._lock.seek(0)
+            raise StoreBusy(
+                f"another arena run is measuring (pid {self._lock.read().strip() or '?'}); wait for it to end"
+            ) from None
+        self._lock.truncate(0)
+        self._lock.write(str(os.getpid()))
+        self._lock.flush()
 
     def close(self) -> None:
         self.db.close()

@@ -22,3 +22,35 @@ def test_measurements_survive_and_name_what_is_done(tmp_path):
     assert stored == measurement(0)
     again.finish_run(run)
     assert again.last_unfinished() is None
+
+
+def test_only_one_process_measures_at_a_time(tmp_path):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import pytest
+
+    import arena
+    from arena.store import StoreBusy
+
+    path = tmp_path / "a.sqlite"
+    code = (
+        "import pathlib, time\n"
+        "from arena.store import Store\n"
+        f"store = Store(pathlib.Path({str(path)!r}))\n"
+        "store.claim()\n"
+        "print('held', flush=True)\n"
+        "time.sleep(30)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(arena.__file__).parents[1])}
+    holder = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with pytest.raises(StoreBusy, match=f"pid {holder.pid}"):
+            Store(path).claim()
+    finally:
+        holder.kill()
+        holder.wait()
+    Store(path).claim()  # free again once the holder is gone
