@@ -1,0 +1,61 @@
+defmodule Arena.ConfigTest do
+  use ExUnit.Case, async: true
+  alias Arena.Config
+
+  test "defaults when nothing is set" do
+    assert {:ok, config} = Config.load(%{})
+
+    assert config == %Config{
+             host: {127, 0, 0, 1},
+             port: 8080,
+             cpus: 1,
+             bcrypt_cost: 10,
+             longpoll_ms: 5000,
+             hello_delay_ms: 2000,
+             hello_every: 10,
+             sort_n: 50_000,
+             data_dir: "../../spec/data"
+           }
+  end
+
+  test "reads every variable" do
+    env = %{
+      "ARENA_HOST" => "0.0.0.0",
+      "ARENA_PORT" => "9000",
+      "ARENA_CPUS" => "4",
+      "ARENA_BCRYPT_COST" => "4",
+      "ARENA_LONGPOLL_MS" => "0",
+      "ARENA_HELLO_DELAY_MS" => "10",
+      "ARENA_HELLO_DELAY_EVERY" => "1",
+      "ARENA_SORT_N" => "200000",
+      "ARENA_DATA_DIR" => "/data"
+    }
+
+    assert {:ok, config} = Config.load(env)
+    assert config.host == {0, 0, 0, 0}
+    assert {config.port, config.cpus, config.bcrypt_cost} == {9000, 4, 4}
+    assert {config.longpoll_ms, config.hello_delay_ms, config.hello_every} == {0, 10, 1}
+    assert {config.sort_n, config.data_dir} == {200_000, "/data"}
+  end
+
+  test "a malformed value is an error naming the variable" do
+    for {name, value} <- [
+          {"ARENA_PORT", "0"},
+          {"ARENA_PORT", "65536"},
+          {"ARENA_PORT", "80x"},
+          {"ARENA_PORT", ""},
+          {"ARENA_CPUS", "0"},
+          {"ARENA_BCRYPT_COST", "3"},
+          {"ARENA_BCRYPT_COST", "32"},
+          {"ARENA_LONGPOLL_MS", "-1"},
+          {"ARENA_HELLO_DELAY_MS", "1.5"},
+          {"ARENA_HELLO_DELAY_EVERY", "0"},
+          {"ARENA_SORT_N", "200001"},
+          {"ARENA_DATA_DIR", ""},
+          {"ARENA_HOST", "not a host!"}
+        ] do
+      assert {:error, message} = Config.load(%{name => value})
+      assert message =~ name
+    end
+  end
+end

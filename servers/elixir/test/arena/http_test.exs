@@ -1,0 +1,132 @@
+defmodule Arena.HTTPTest do
+  # One server for all (see test_helper.exs): K = 3, delay 500 ms, long-poll
+  # 200 ms, bcrypt cost 4, default n = 10.
+  use ExUnit.Case, async: false
+
+  # Sends one request on its own connection and reads the answer to the end.
+  defp request(method, path, body \\ "", version \\ "HTTP/1.1") do
+    {:ok, socket} = :gen_tcp.connect({127, 0, 0, 1}, Arena.HTTP.port(), [:binary, active: false])
+
+    :ok =
+      :gen_tcp.send(socket, [
+        "#{method} #{path} #{version}\r\nHost: test\r\nConnection: close\r\n",
+        "Content-Length: #{byte_size(body)}\r\n\r\n",
+        body
+      ])
+
+    {head, answer} =
+      socket |> read_all("") |> String.split("\r\n\r\n", parts: 2) |> List.to_tuple()
+
+    [status_line | headers] = String.split(head, "\r\n")
+    [_version, status | _reason] = String.split(status_line, " ")
+    type = Enum.find_value(headers, "", &(String.downcase(&1) =~ "content-type" && &1))
+    {String.to_integer(status), type, answer}
+  end
+
+  defp read_all(socket, acc) do
+    case :gen_tcp.recv(socket, 0, 10_000) do
+      {:ok, data} -> read_all(socket, acc <> data)
+      {:error, :closed} -> acc
+    end
+  end
+
+  defp timed(fun) do
+    {micros, result} = :timer.tc(fun)
+    {div(micros, 1000), result}
+  end
+
+  test "GET / is OK in plain text" do
+    assert {200, "Content-Type: text/plain" <> _, "OK"} = request("GET", "/")
+  end
+
+  test "every third /hello waits, the others are answered at once" do
+    # The count lives as long as the server: first find a delayed request,
+    # so that the next one is the first of a cycle.
+    hello_ms = fn -> elem(timed(fn -> request("GET", "/hello") end), 0) end
+    Stream.repeatedly(hello_ms) |> Enum.find(&(&1 >= 500))
+
+    assert {ms, {200, "Content-Type: text/html" <> _, "<p>hello</p>"}} =
+             timed(fn -> request("GET", "/hello") end)
+
+    assert ms < 250
+
+    assert hello_ms.() < 250
+    waiting = Task.async(hello_ms)
+    Process.sleep(100)
+    assert hello_ms.() < 250
+    assert Task.await(waiting) >= 500
+  end
+
+  test "password set, verify, wrong and unknown" do
+    assert {200, _, "OK"} = request("POST", "/password/set/alice", ~s({"password": "s3cret €"}))
+
+    assert {200, _, "OK"} =
+             request("POST", "/password/verify/alice", ~s({"password": "s3cret €"}))
+
+    assert {403, _, _} = request("POST", "/password/verify/alice", ~s({"password": "s3cret"}))
+    assert {404, _, _} = request("POST", "/password/verify/nobody", ~s({"password": "x"}))
+  end
+
+  test "password bodies and usernames that are refused" do
+    for body <- [
+          ~s({"password": "#{String.duplicate("€", 25)}"}),
+          ~s({"password": 1}),
+          ~s({"pass": "x"}),
+          ~s({"password": "a\\u0000b"}),
+          ~s(["password"]),
+          ~s({"password": "x",}),
+          ""
+        ] do
+      assert {400, _, message} = request("POST", "/password/set/bob", body), body
+      assert message != ""
+    end
+
+    assert {400, _, _} = request("POST", "/password/set/bad%20name", ~s({"password": "x"}))
+  end
+
+  test "user set and get the same JSON, from any connection" do
+    doc = ~s({"name": "Ada", "tags": ["教育", 1.5], "nested": {"ok": true, "none": null}})
+    assert {200, _, "OK"} = request("POST", "/user/set/ada", doc)
+    assert {200, "Content-Type: application/json" <> _, ^doc} = request("GET", "/user/get/ada")
+    assert {200, _, "OK"} = request("POST", "/user/set/ada", ~s({"replaced": 1}))
+    assert {200, _, ~s({"replaced": 1})} = request("GET", "/user/get/ada")
+    assert {404, _, _} = request("GET", "/user/get/nobody")
+    assert {400, _, _} = request("POST", "/user/set/ada", "[1, 2]")
+    assert {400, _, _} = request("GET", "/user/get/bad%20name")
+  end
+
+  test "a body of 65536 bytes is taken, one more byte is 413" do
+    object = fn size -> ~s({"pad":") <> String.duplicate("x", size - 10) <> ~s("}) end
+    assert {200, _, "OK"} = request("POST", "/user/set/big", object.(65_536))
+    assert {413, _, _} = request("POST", "/user/set/big", object.(65_537))
+  end
+
+  test "longPoll answers after its wait" do
+    assert {ms, {200, _, "OK"}} = timed(fn -> request("GET", "/longPoll") end)
+    assert ms >= 200
+  end
+
+  test "long-operation answers the checksum" do
+    assert {200, "Content-Type: application/json" <> _, body} =
+             request("GET", "/long-operation?n=1000")
+
+    assert body == ~s({"message":"done","n":1000,"checksum":169238.799942987})
+
+    assert {200, _, ~s({"message":"done","n":10,"checksum":10.676268897597582})} =
+             request("GET", "/long-operation")
+
+    assert {400, _, _} = request("GET", "/long-operation?n=0")
+  end
+
+  test "unknown paths are 404, wrong methods 405, other HTTP versions 505" do
+    for path <- ["/nope", "/user/get/", "/user/get/a/b", "/hello/", "/longpoll"] do
+      assert {404, _, _} = request("GET", path), path
+    end
+
+    for {method, path} <- [{"POST", "/"}, {"GET", "/password/set/u"}, {"DELETE", "/hello"}] do
+      assert {405, _, _} = request(method, path), path
+    end
+
+    assert {505, _, _} = request("GET", "/", "", "HTTP/9.9")
+  end
+end
