@@ -32,7 +32,11 @@ class Step:
 def last_summary(log: Path) -> str:
     """The runner's closing count ('34 passed', 'ok ...', '# pass 30'), else its last line."""
     lines = [line.strip() for line in tail(log, 30).splitlines() if line.strip()]
-    counted = [line for line in lines if re.search(r"\b(passed|pass|ok)\b|\d+ tests?, \d+ failures?", line)]
+    counted = [
+        line
+        for line in lines
+        if re.search(r"\b(passed|pass|ok)\b|\d+ tests?, \d+ failures?|Tests run: \d+, Failures: \d+", line)
+    ]
     return (counted or lines or ["no output"])[-1]
 
 

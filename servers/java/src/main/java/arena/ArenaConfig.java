@@ -1,0 +1,81 @@
+package arena;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.OptionalLong;
+import java.util.function.Function;
+
+/**
+ * The {@code ARENA_*} settings of spec/README.md.
+ *
+ * <p>
+ * A variable that is set but malformed is an error, never a fallback to its default: the
+ * server must not run with another setting than the harness asked for.
+ */
+public record ArenaConfig(String host, int port, int cpus, int bcryptCost, Duration longPoll, Duration helloDelay,
+		long helloEvery, int sortN, Path dataDir) {
+
+	/** The largest {@code n} of /long-operation: its bubble sort is O(n²). */
+	public static final int MAX_SORT_N = 200_000;
+
+	/**
+	 * Reads the settings through {@code lookup}, which answers {@code null} for an unset
+	 * variable.
+	 * @throws IllegalArgumentException naming the first malformed variable
+	 */
+	public static ArenaConfig load(Function<String, String> lookup) {
+		Variables vars = new Variables(lookup);
+		return new ArenaConfig(vars.text("ARENA_HOST", "127.0.0.1"), vars.integer("ARENA_PORT", 8080, 1, 65535),
+				vars.integer("ARENA_CPUS", 1, 1, Integer.MAX_VALUE), vars.integer("ARENA_BCRYPT_COST", 10, 4, 31),
+				vars.millis("ARENA_LONGPOLL_MS", 5000), vars.millis("ARENA_HELLO_DELAY_MS", 2000),
+				vars.number("ARENA_HELLO_DELAY_EVERY", 10, 1, Long.MAX_VALUE),
+				vars.integer("ARENA_SORT_N", 50_000, 1, MAX_SORT_N),
+				Path.of(vars.text("ARENA_DATA_DIR", "../../spec/data")));
+	}
+
+	private record Variables(Function<String, String> lookup) {
+
+		String text(String name, String fallback) {
+			String value = this.lookup.apply(name);
+			if (value == null) {
+				return fallback;
+			}
+			if (value.isEmpty()) {
+				throw new IllegalArgumentException(name + " is set but empty");
+			}
+			return value;
+		}
+
+		long number(String name, long fallback, long min, long max) {
+			String value = this.lookup.apply(name);
+			if (value == null) {
+				return fallback;
+			}
+			OptionalLong number = parse(value);
+			if (number.isEmpty() || number.getAsLong() < min || number.getAsLong() > max) {
+				String range = (max >= Integer.MAX_VALUE) ? ">= " + min : "in " + min + ".." + max;
+				throw new IllegalArgumentException(name + "=\"" + value + "\": want an integer " + range);
+			}
+			return number.getAsLong();
+		}
+
+		int integer(String name, int fallback, int min, int max) {
+			return (int) number(name, fallback, min, max);
+		}
+
+		Duration millis(String name, long fallback) {
+			return Duration.ofMillis(number(name, fallback, 0, Long.MAX_VALUE));
+		}
+
+		private static OptionalLong parse(String value) {
+			try {
+				return OptionalLong.of(Long.parseLong(value));
+			}
+			catch (NumberFormatException ex) {
+				return OptionalLong.empty();
+			}
+		}
+
+	}
+
+}
