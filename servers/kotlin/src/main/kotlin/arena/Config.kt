@@ -1,0 +1,47 @@
+package arena
+
+import java.nio.file.Path
+import kotlin.io.path.Path
+
+/** The contract's settings, from the `ARENA_*` environment variables (spec/README.md). */
+data class Config(
+    val host: String = "127.0.0.1",
+    val port: Int = 8080,
+    val cpus: Int = 1,
+    val bcryptCost: Int = 10,
+    val longPollMs: Int = 5000,
+    val helloDelayMs: Int = 2000,
+    val helloDelayEvery: Int = 10,
+    val sortN: Int = 50_000,
+    val dataDir: Path = Path("../../spec/data"),
+) {
+    companion object {
+        /** Unset variables keep their default; a set but malformed one throws [ConfigError]. */
+        fun fromEnv(env: Map<String, String>): Config {
+            val default = Config()
+            return Config(
+                host = env["ARENA_HOST"] ?: default.host,
+                port = env.int("ARENA_PORT", default.port, 1..65535),
+                cpus = env.int("ARENA_CPUS", default.cpus, 1..Int.MAX_VALUE),
+                bcryptCost = env.int("ARENA_BCRYPT_COST", default.bcryptCost, 4..31),
+                longPollMs = env.int("ARENA_LONGPOLL_MS", default.longPollMs, 0..Int.MAX_VALUE),
+                helloDelayMs = env.int("ARENA_HELLO_DELAY_MS", default.helloDelayMs, 0..Int.MAX_VALUE),
+                helloDelayEvery = env.int("ARENA_HELLO_DELAY_EVERY", default.helloDelayEvery, 1..Int.MAX_VALUE),
+                sortN = env.int("ARENA_SORT_N", default.sortN, 1..MAX_SORT_N),
+                dataDir = env["ARENA_DATA_DIR"]?.let(::Path) ?: default.dataDir,
+            )
+        }
+    }
+}
+
+class ConfigError(override val message: String) : Exception(message)
+
+private fun Map<String, String>.int(name: String, default: Int, range: IntRange): Int {
+    val text = this[name] ?: return default
+    val value = text.toIntOrNull() ?: throw ConfigError("$name=\"$text\" is not an integer")
+    if (value !in range) {
+        val bounds = if (range.last == Int.MAX_VALUE) "at least ${range.first}" else "in ${range.first}..${range.last}"
+        throw ConfigError("$name=$text must be $bounds")
+    }
+    return value
+}
