@@ -101,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _write_summary(db: Store, run_id: int, name: str, chosen: list, skipped: list[str]) -> None:
-    row = db.db.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
+    row = db.run_by_id(run_id)
     host = json.loads(row["host"])
     title = (f"Arena run {name} ({row['suite']} suite) on {host['cpu_model']}, {host['cores']} cores, "
              f"commit {row['git_commit'][:10]}{' (modified)' if row['git_dirty'] else ''}")  # fmt: skip
@@ -115,11 +115,7 @@ def _write_summary(db: Store, run_id: int, name: str, chosen: list, skipped: lis
 def report(name: str) -> int:
     db = Store()
     try:
-        row = (
-            db.db.execute("SELECT * FROM runs ORDER BY id DESC LIMIT 1").fetchone()
-            if name == "last"
-            else db.run_by_name(name)
-        )
+        row = db.last_run() if name == "last" else db.run_by_name(name)
         if row is None:
             raise UsageError(f"no run named {name} in {db.path}")
         plan = json.loads(row["plan"])

@@ -113,6 +113,12 @@ class Store:
             )
         return int(cursor.lastrowid)
 
+    def run_by_id(self, run_id: int) -> sqlite3.Row | None:
+        return self.db.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
+
+    def last_run(self) -> sqlite3.Row | None:
+        return self.db.execute("SELECT * FROM runs ORDER BY id DESC LIMIT 1").fetchone()
+
     def run_by_name(self, name: str) -> sqlite3.Row | None:
         return self.db.execute("SELECT * FROM runs WHERE name = ?", (name,)).fetchone()
 
