@@ -45,9 +45,9 @@ def tail(path: Path, lines: int = 20) -> str:
 
 
 def build(manifest: Manifest, force: bool = False) -> BuildResult:
-    log = RESULTS / "logs" / f"build-{manifest.name}.log"
+    log = RESULTS / "logs" / f"build-{manifest.build_key}.log"
     log.parent.mkdir(parents=True, exist_ok=True)
-    stamp = STAMPS / f"{manifest.name}.sha256"
+    stamp = STAMPS / f"{manifest.build_key}.sha256"
     digest = source_digest(manifest)
     outputs_present = all((manifest.folder / out).exists() for out in manifest.build_outputs)
     if not force and outputs_present and stamp.exists() and stamp.read_text() == digest:

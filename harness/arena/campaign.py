@@ -8,8 +8,10 @@ import time
 
 from arena import engine, runner, scenarios, summary
 from arena.catalog import RESULTS
+from arena.micro import suite as micro_suite
+from arena.micro import summary as micro_summary
 from arena.pipeline import UsageError, load, measured_budgets, prepare, verify_one
-from arena.store import Store, StoreBusy
+from arena.store import Store, StoreBusy, run_kind
 from arena.toolchain import Toolchains
 
 
@@ -25,15 +27,19 @@ def _plan(args: argparse.Namespace) -> dict:
     }
 
 
-def _open(db: Store, args: argparse.Namespace) -> tuple[int, str, dict]:
-    if args.resume:
-        row = db.last_unfinished() if args.resume == "last" else db.run_by_name(args.resume)
+def open_run(db: Store, resume: str | None, kind: str, make_plan) -> tuple[int, str, dict]:
+    """The run to work on: the one named by --resume (or the last unfinished one of this kind), else
+    a new one with the plan `make_plan()` returns. Returns (id, name, plan)."""
+    if resume:
+        row = db.last_unfinished(kind) if resume == "last" else db.run_by_name(resume)
         if row is None:
-            raise UsageError(f"no run to resume ({args.resume}); start one with ./arena run")
+            raise UsageError(f"no {kind} run to resume ({resume}); start one without --resume")
+        if run_kind(row) != kind:
+            raise UsageError(f"run {row['name']} is a {run_kind(row)} run; resume it with its own command")
         if row["finished"] is not None:
             raise UsageError(f"run {row['name']} is already complete; see ./arena report {row['name']}")
         return row["id"], row["name"], json.loads(row["plan"])
-    plan = _plan(args)
+    plan = {"kind": kind, **make_plan()}
     name = time.strftime("%Y%m%d-%H%M%S")
     commit, dirty = runner.git_state()
     return db.start_run(name, plan["suite"], plan, runner.host_facts(), commit, dirty), name, plan
@@ -51,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
             db.claim()
         except StoreBusy as err:
             raise UsageError(str(err)) from None
-        run_id, name, plan = _open(db, args)
+        run_id, name, plan = open_run(db, args.resume, "http", lambda: _plan(args))
         chosen = scenarios.load(plan["scenario"]) if args.resume else chosen
         manifests = load(plan["impl"]) if args.resume else manifests
         print(f"arena run {name}: suite {plan['suite']}, cpus {plan['cpus']}, {plan['repeat']} repetition(s)")
@@ -75,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
                     skipped.append(f"skipped {manifest.name} cpus={cpus}: conformance {outcome}")
         for line in skipped:
             print(f"  {line}")
+            db.add_note(run_id, line)
 
         runnable = [s for s in chosen if not s.pending]
         users = runner.users_file() if any(s.users_csv for s in runnable) else None
@@ -94,19 +101,25 @@ def run(args: argparse.Namespace) -> int:
                   f"continue with ./arena run --resume {name}")  # fmt: skip
             return 130
         db.finish_run(run_id)
-        _write_summary(db, run_id, name, chosen, skipped)
+        write_summary(db, run_id)
         return 0
     finally:
         db.close()
 
 
-def _write_summary(db: Store, run_id: int, name: str, chosen: list, skipped: list[str]) -> None:
+def write_summary(db: Store, run_id: int) -> None:
+    """Prints a stored run's summary and writes it to results/<run>/summary.md."""
     row = db.run_by_id(run_id)
-    host = json.loads(row["host"])
-    title = (f"Arena run {name} ({row['suite']} suite) on {host['cpu_model']}, {host['cores']} cores, "
+    plan, host = json.loads(row["plan"]), json.loads(row["host"])
+    title = (f"Arena {'micro' if run_kind(row) == 'micro' else 'run'} {row['name']} ({row['suite']} suite) on "
+             f"{host['cpu_model']}, {host['cores']} cores, "
              f"commit {row['git_commit'][:10]}{' (modified)' if row['git_dirty'] else ''}")  # fmt: skip
-    text, markdown = summary.render(title, chosen, db.measurements(run_id), skipped)
-    folder = RESULTS / name
+    measurements, skipped = db.measurements(run_id), db.notes(run_id)
+    if run_kind(row) == "micro":
+        text, markdown = micro_summary.render(title, micro_suite.load(plan["bench"]), measurements, skipped)
+    else:
+        text, markdown = summary.render(title, scenarios.load(plan["scenario"]), measurements, skipped)
+    folder = RESULTS / row["name"]
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "summary.md").write_text(markdown, encoding="utf-8")
     print(f"\n{text}\n\nsummary: {folder / 'summary.md'}")
@@ -118,8 +131,7 @@ def report(name: str) -> int:
         row = db.last_run() if name == "last" else db.run_by_name(name)
         if row is None:
             raise UsageError(f"no run named {name} in {db.path}")
-        plan = json.loads(row["plan"])
-        _write_summary(db, row["id"], row["name"], scenarios.load(plan["scenario"]), [])
+        write_summary(db, row["id"])
         return 0
     finally:
         db.close()

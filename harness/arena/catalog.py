@@ -1,19 +1,23 @@
-"""The catalog of implementations: every `servers/<impl>/arena.toml`, parsed and checked.
+"""The catalog of implementations: every `servers/<impl>/arena.toml` and `micro/<impl>/arena.toml`,
+parsed and checked.
 
 The harness learns everything about an implementation from its manifest; the format is documented
-in servers/README.md.
+in servers/README.md and micro/README.md. A manifest's `[[variant]]` tables are rows of their own,
+run from the same folder and build.
 """
 
 from __future__ import annotations
 
 import os
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = ROOT / "spec"
 SERVERS = ROOT / "servers"
+MICRO = ROOT / "micro"
+PAYLOADS = ("copied", "shared")
 # Tests point this elsewhere so they never touch a user's results.
 RESULTS = Path(os.environ.get("ARENA_RESULTS") or ROOT / "results")
 
@@ -49,7 +53,14 @@ class Manifest:
     max_cpus: int
     cores_how: str
     ready_timeout: float = 60.0
+    payload: str = ""  # micro-benchmarks: what an idiomatic send does, "copied" or "shared"
+    unavailable: str = ""  # why this runtime cannot be had here at all (the row stays, with the reason)
     notes: list[str] = field(default_factory=list)
+
+    @property
+    def build_key(self) -> str:
+        """Names the folder's build: variants share it, and servers/go and micro/go do not."""
+        return f"{self.folder.parent.name}-{self.folder.name}"
 
     def cpus_for(self, wanted: int) -> int:
         """The core budget this implementation actually gets for a wanted budget."""
@@ -79,40 +90,69 @@ def _argv(value: object, where: str) -> list[str]:
     return value
 
 
-def parse(path: Path) -> Manifest:
-    """Reads and checks one manifest; raises ManifestError with the file and field at fault."""
+def _read(path: Path) -> tuple[dict, str]:
     where = str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(path.read_text(encoding="utf-8")), where
     except (OSError, UnicodeDecodeError) as err:
         raise ManifestError(f"{where}: cannot read: {err}") from err
     except tomllib.TOMLDecodeError as err:
         raise ManifestError(f"{where}: invalid TOML: {err}") from err
 
-    name = _get(data, "name", str, where)
-    if name != path.parent.name:
-        raise ManifestError(f"{where}: name '{name}' differs from its folder '{path.parent.name}'")
-    toolchains = [
+
+def _toolchains(tables: list, where: str) -> list[Toolchain]:
+    return [
         Toolchain(
             name=_get(tc, "name", str, f"{where} [[toolchain]]"),
             check=_argv(tc.get("check"), f"{where} [[toolchain]] check"),
             install=tc.get("install"),
         )
-        for tc in _get(data, "toolchain", list, where, default=[])
+        for tc in tables
     ]
+
+
+def _run(run: dict, where: str) -> tuple[list[str], dict[str, str]]:
+    env = _get(run, "env", dict, f"{where} [run]", default={})
+    if not all(isinstance(v, str) for v in env.values()):
+        raise ManifestError(f"{where} [run] env: values must be strings")
+    return _argv(run.get("command"), f"{where} [run] command"), env
+
+
+def _cores(cores: dict, where: str) -> tuple[int, str]:
+    max_cpus = _get(cores, "max", int, f"{where} [cores]")
+    if max_cpus < 0:
+        raise ManifestError(f"{where} [cores] max: must be 0 (no limit) or a positive number of cores")
+    return max_cpus, _get(cores, "how", str, f"{where} [cores]")
+
+
+def _payload(data: dict, where: str) -> str:
+    payload = _get(data, "payload", str, where, default="")
+    if payload and payload not in PAYLOADS:
+        raise ManifestError(f"{where}: 'payload' must be one of {', '.join(PAYLOADS)}, got {payload!r}")
+    return payload
+
+
+def parse(path: Path) -> Manifest:
+    """Reads and checks one manifest; raises ManifestError with the file and field at fault."""
+    return parse_rows(path)[0]
+
+
+def parse_rows(path: Path) -> list[Manifest]:
+    """The manifest's own row, then one per `[[variant]]`."""
+    data, where = _read(path)
+    name = _get(data, "name", str, where)
+    if name != path.parent.name:
+        raise ManifestError(f"{where}: name '{name}' differs from its folder '{path.parent.name}'")
+    if "unavailable" in data:
+        return [_unavailable(data, path, where)]
     build = _get(data, "build", dict, where)
     steps = [_argv(step, f"{where} [build] steps") for step in _get(build, "steps", list, f"{where} [build]")]
     test = _get(data, "test", dict, where, default={})
     run = _get(data, "run", dict, where)
-    run_env = _get(run, "env", dict, f"{where} [run]", default={})
-    if not all(isinstance(v, str) for v in run_env.values()):
-        raise ManifestError(f"{where} [run] env: values must be strings")
-    cores = _get(data, "cores", dict, where)
-    max_cpus = _get(cores, "max", int, f"{where} [cores]")
-    if max_cpus < 0:
-        raise ManifestError(f"{where} [cores] max: must be 0 (no limit) or a positive number of cores")
+    command, env = _run(run, where)
+    max_cpus, how = _cores(_get(data, "cores", dict, where), where)
 
-    return Manifest(
+    base = Manifest(
         name=name,
         folder=path.parent,
         language=_get(data, "language", str, where),
@@ -121,16 +161,62 @@ def parse(path: Path) -> Manifest:
         libraries=_get(data, "libraries", list, where, default=[]),
         seeds=_get(data, "seeds", list, where, default=[]),
         version=_argv(data.get("version"), f"{where} version"),
-        toolchains=toolchains,
+        toolchains=_toolchains(_get(data, "toolchain", list, where, default=[]), where),
         build_steps=steps,
         build_outputs=_get(build, "outputs", list, f"{where} [build]", default=[]),
         build_inputs=_get(build, "inputs", list, f"{where} [build]", default=[]),
         test_command=_argv(test["command"], f"{where} [test] command") if "command" in test else None,
-        run_command=_argv(run.get("command"), f"{where} [run] command"),
-        run_env=run_env,
+        run_command=command,
+        run_env=env,
         max_cpus=max_cpus,
-        cores_how=_get(cores, "how", str, f"{where} [cores]"),
+        cores_how=how,
         ready_timeout=float(_get(run, "ready_timeout", (int, float), f"{where} [run]", default=60.0)),
+        payload=_payload(data, where),
+    )
+    return [base, *(_variant(base, table, where) for table in _get(data, "variant", list, where, default=[]))]
+
+
+def _variant(base: Manifest, table: dict, where: str) -> Manifest:
+    where = f"{where} [[variant]]"
+    suffix = _get(table, "name", str, where)
+    where = f"{where} {suffix}"
+    command, env = _run(_get(table, "run", dict, where), where)
+    changes: dict = {"name": f"{base.name}-{suffix}", "run_command": command, "run_env": env}
+    for key in ("runtime", "framework"):
+        if key in table:
+            changes[key] = _get(table, key, str, where)
+    if "version" in table:
+        changes["version"] = _argv(table["version"], f"{where} version")
+    if "toolchain" in table:
+        changes["toolchains"] = _toolchains(_get(table, "toolchain", list, where), where)
+    if "cores" in table:
+        changes["max_cpus"], changes["cores_how"] = _cores(_get(table, "cores", dict, where), where)
+    if "payload" in table:
+        changes["payload"] = _payload(table, where)
+    return replace(base, **changes)
+
+
+def _unavailable(data: dict, path: Path, where: str) -> Manifest:
+    """A runtime that cannot be had here: its row, with the reason, and nothing to build or run."""
+    return Manifest(
+        name=data["name"],
+        folder=path.parent,
+        language=_get(data, "language", str, where),
+        runtime=_get(data, "runtime", str, where),
+        framework=_get(data, "framework", str, where, default="-"),
+        libraries=[],
+        seeds=_get(data, "seeds", list, where, default=[]),
+        version=["false"],
+        toolchains=[],
+        build_steps=[],
+        build_outputs=[],
+        build_inputs=[],
+        test_command=None,
+        run_command=["false"],
+        run_env={},
+        max_cpus=0,
+        cores_how="-",
+        unavailable=_get(data, "unavailable", str, where),
     )
 
 
@@ -139,9 +225,18 @@ def load(folder: Path = SERVERS) -> tuple[list[Manifest], list[ManifestError]]:
     manifests, errors = [], []
     for path in sorted(folder.glob("*/arena.toml")):
         try:
-            manifests.append(parse(path))
+            manifests.extend(parse_rows(path))
         except ManifestError as err:
             errors.append(err)
+    return manifests, errors
+
+
+def load_micro(folder: Path = MICRO) -> tuple[list[Manifest], list[ManifestError]]:
+    """Like `load`, for micro-benchmark folders, whose rows must say what a send does."""
+    manifests, errors = load(folder)
+    for m in [m for m in manifests if not m.payload and not m.unavailable]:
+        manifests.remove(m)
+        errors.append(ManifestError(f"{m.folder / 'arena.toml'}: {m.name}: missing 'payload' (copied or shared)"))
     return manifests, errors
 
 

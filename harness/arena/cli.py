@@ -1,4 +1,4 @@
-"""The `arena` command line: list, build, start, verify, run, test."""
+"""The `arena` command line: list, build, start, verify, run, micro, report, test."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ import time
 
 from arena import benchmark, campaign, testsuite
 from arena import build as builder
-from arena.pipeline import UsageError, cores_for, cpu_budgets, load, prepare, verify_one
+from arena.catalog import Manifest
+from arena.micro import campaign as micro_campaign
+from arena.pipeline import UsageError, cores_for, cpu_budgets, load, load_both, prepare, verify_one
 from arena.process import ServerError, running
 from arena.report import table
 from arena.toolchain import Toolchains, runtime_version
@@ -17,16 +19,37 @@ from arena.toolchain import Toolchains, runtime_version
 # --- commands ----------------------------------------------------------------------------------
 
 
+def _status(m: Manifest, toolchains: Toolchains) -> tuple[str, str]:
+    """(runtime version, availability) of one row, installing nothing."""
+    if m.unavailable:
+        return "-", f"unavailable: {m.unavailable}"
+    state = toolchains.check(m)
+    if not state.ok:
+        return "-", f"unavailable: {state.reason} (installed on build)"
+    return runtime_version(m), "available"
+
+
 def cmd_list(args: argparse.Namespace) -> int:
     toolchains = Toolchains()
-    rows = []
-    for m in load(args.impl):
-        state = toolchains.check(m)
-        version = runtime_version(m) if state.ok else "-"
-        cores = "any" if m.max_cpus == 0 else str(m.max_cpus)
-        status = "available" if state.ok else f"unavailable: {state.reason} (installed on build)"
-        rows.append([m.name, m.language, version, m.framework, ",".join(m.seeds) or "none", cores, status])
-    print(table(["impl", "language", "runtime version", "framework", "seeds", "max cores", "status"], rows))
+    servers, micro = load_both(args.impl)
+    if servers:
+        rows = []
+        for m in servers:
+            version, status = _status(m, toolchains)
+            cores = "any" if m.max_cpus == 0 else str(m.max_cpus)
+            rows.append([m.name, m.language, version, m.framework, ",".join(m.seeds) or "none", cores, status])
+        print("REST implementations (servers/)")
+        print(table(["impl", "language", "runtime version", "framework", "seeds", "max cores", "status"], rows))
+    if micro:
+        rows = []
+        for m in micro:
+            version, status = _status(m, toolchains)
+            cores = "-" if m.unavailable else "any" if m.max_cpus == 0 else str(m.max_cpus)
+            rows.append([m.name, m.language, version, m.framework, m.payload or "-", ",".join(m.seeds) or "none",
+                         cores, status])  # fmt: skip
+        print("\nmicro-benchmarks (micro/)" if servers else "micro-benchmarks (micro/)")
+        headers = ["impl", "language", "runtime version", "concurrency", "payload", "seeds", "max cores", "status"]
+        print(table(headers, rows))
     return 0
 
 
@@ -95,6 +118,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     return campaign.run(args)
 
 
+def cmd_micro(args: argparse.Namespace) -> int:
+    return micro_campaign.run(args)
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     return campaign.report(args.run)
 
@@ -152,6 +179,21 @@ def parser() -> argparse.ArgumentParser:
         help="continue an interrupted run (default: the last one); its options are kept",
     )
     s.set_defaults(func=cmd_run)
+
+    s = sub.add_parser("micro", help="the actor and process micro-benchmarks of spec/micro.md, measured and reported")
+    s.add_argument("--suite", choices=["quick", "paper"], default="quick")
+    s.add_argument("--impl", nargs="*", default=[], help="runtimes of micro/ (default: all available)")
+    s.add_argument("--bench", nargs="*", default=[], help="pingping pingpong spawn throughput ring (default: all)")
+    s.add_argument("--cpus", help="core budgets, e.g. 1 or 1,2 (default: each bench's own, spec/micro.toml)")
+    s.add_argument("--repeat", type=int, default=3, help="repetitions of every point (default 3)")
+    s.add_argument(
+        "--resume",
+        nargs="?",
+        const="last",
+        metavar="RUN",
+        help="continue an interrupted micro run (default: the last one); its options are kept",
+    )
+    s.set_defaults(func=cmd_micro)
 
     s = sub.add_parser("report", help="print a stored run's summary again and rewrite its summary.md")
     s.add_argument("run", nargs="?", default="last", help="run name (default: the last run)")

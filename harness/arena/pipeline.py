@@ -70,6 +70,22 @@ def load(names: list[str]) -> list[Manifest]:
         raise UsageError(str(err)) from None
 
 
+def load_both(names: list[str]) -> tuple[list[Manifest], list[Manifest]]:
+    """The REST servers and the micro-benchmark rows named (all when none is named); a name may be
+    both (servers/go and micro/go)."""
+    groups = []
+    for loaded, errors in (catalog.load(), catalog.load_micro()):
+        for error in errors:
+            print(f"warning: skipping a manifest: {error}", file=sys.stderr)
+        groups.append(loaded)
+    known = {m.name for group in groups for m in group}
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise UsageError(f"unknown implementation(s): {', '.join(unknown)} (known: {', '.join(sorted(known))})")
+    servers, micro = ([m for m in group if not names or m.name in names] for group in groups)
+    return servers, micro
+
+
 @dataclass
 class Prepared:
     manifest: Manifest

@@ -59,6 +59,39 @@ def cpu_list(cores: list[int]) -> str:
     return ",".join(str(core) for core in cores)
 
 
+def tree_of(process: subprocess.Popen | None) -> list[psutil.Process]:
+    """The process and every descendant still alive."""
+    if process is None:
+        return []
+    try:
+        root = psutil.Process(process.pid)
+        return [root, *root.children(recursive=True)]
+    except psutil.NoSuchProcess:
+        return []
+
+
+def stop_tree(process: subprocess.Popen | None) -> int | None:
+    """Terminates a process started in a session of its own, with its group and every descendant;
+    kills what is left after the grace. Its exit status, or None when it would not go."""
+    if process is None:
+        return None
+    members = tree_of(process)
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, sig)
+        for proc in members:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                proc.send_signal(sig)
+        _, alive = psutil.wait_procs(members, timeout=STOP_GRACE)
+        members = alive
+        if not members:
+            break
+    try:
+        return process.wait(timeout=STOP_GRACE)
+    except subprocess.TimeoutExpired:
+        return None
+
+
 @dataclass
 class Server:
     manifest: Manifest
@@ -125,33 +158,10 @@ class Server:
         return self.process is not None and self.process.poll() is None
 
     def tree(self) -> list[psutil.Process]:
-        if self.process is None:
-            return []
-        try:
-            root = psutil.Process(self.process.pid)
-            return [root, *root.children(recursive=True)]
-        except psutil.NoSuchProcess:
-            return []
+        return tree_of(self.process)
 
     def stop(self) -> None:
-        """Terminates the process group and every descendant; kills what is left after the grace."""
-        if self.process is None:
-            return
-        members = self.tree()
-        for sig in (signal.SIGTERM, signal.SIGKILL):
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(self.process.pid, sig)
-            for proc in members:
-                with contextlib.suppress(psutil.NoSuchProcess):
-                    proc.send_signal(sig)
-            _, alive = psutil.wait_procs(members, timeout=STOP_GRACE)
-            members = alive
-            if not members:
-                break
-        try:
-            self.exit_code = self.process.wait(timeout=STOP_GRACE)
-        except subprocess.TimeoutExpired:
-            self.exit_code = None
+        self.exit_code = stop_tree(self.process)
 
 
 class Sampler:

@@ -49,6 +49,11 @@ CREATE TABLE IF NOT EXISTS measurements (
     flags TEXT NOT NULL,              -- JSON list: noisy, engine-bound, errors, crashed, ...
     UNIQUE (run_id, kind, impl, experiment, point, cpus, repetition)
 );
+CREATE TABLE IF NOT EXISTS notes (    -- what a run skipped, and why
+    run_id INTEGER NOT NULL REFERENCES runs(id),
+    text TEXT NOT NULL,
+    UNIQUE (run_id, text)
+);
 """
 
 
@@ -73,6 +78,11 @@ class Measurement:
     server_peak_rss_kb: int | None
     engine_cpu_s: float | None
     flags: list[str]
+
+
+def run_kind(row: sqlite3.Row) -> str:
+    """What a run measured: 'http' (runs from before micro-benchmarks have no kind) or 'micro'."""
+    return json.loads(row["plan"]).get("kind", "http")
 
 
 def key_of(kind: str, impl: str, experiment: str, point: str, cpus: int, repetition: int) -> tuple:
@@ -122,12 +132,21 @@ class Store:
     def run_by_name(self, name: str) -> sqlite3.Row | None:
         return self.db.execute("SELECT * FROM runs WHERE name = ?", (name,)).fetchone()
 
-    def last_unfinished(self) -> sqlite3.Row | None:
-        return self.db.execute("SELECT * FROM runs WHERE finished IS NULL ORDER BY id DESC LIMIT 1").fetchone()
+    def last_unfinished(self, kind: str) -> sqlite3.Row | None:
+        """The newest unfinished run of a kind ('http' for `arena run`, 'micro' for `arena micro`)."""
+        rows = self.db.execute("SELECT * FROM runs WHERE finished IS NULL ORDER BY id DESC")
+        return next((row for row in rows if run_kind(row) == kind), None)
 
     def finish_run(self, run_id: int) -> None:
         with self.db:
             self.db.execute("UPDATE runs SET finished = ? WHERE id = ?", (time.time(), run_id))
+
+    def add_note(self, run_id: int, text: str) -> None:
+        with self.db:
+            self.db.execute("INSERT OR IGNORE INTO notes (run_id, text) VALUES (?, ?)", (run_id, text))
+
+    def notes(self, run_id: int) -> list[str]:
+        return [row[0] for row in self.db.execute("SELECT text FROM notes WHERE run_id = ? ORDER BY rowid", (run_id,))]
 
     def done_keys(self, run_id: int) -> set[tuple]:
         rows = self.db.execute(

@@ -161,7 +161,7 @@ def render(
             continue
         text, notes = made
         terminal += [heading, text] + [f"  {note}" for note in notes] + [""]
-        markdown += [f"## {heading}", "", _markdown_table(text), ""] + [f"- {note}" for note in notes] + [""]
+        markdown += [f"## {heading}", "", markdown_table(text), ""] + [f"- {note}" for note in notes] + [""]
     used = sorted({flag for m in measurements for flag in m.flags} | {"noisy"})
     legend = [f"{flag}: {FLAG_MEANINGS[flag]}" for flag in used if flag in FLAG_MEANINGS]
     cells = "Cells: median over repetitions ± half-width of the 95% confidence interval of the mean (Student's t)."
@@ -170,7 +170,7 @@ def render(
     return "\n".join(terminal), "\n".join(markdown) + "\n"
 
 
-def _markdown_table(text: str) -> str:
+def markdown_table(text: str) -> str:
     """The aligned terminal table as a Markdown table (columns are separated by two spaces)."""
     lines = text.splitlines()
     header, rule, *body = lines

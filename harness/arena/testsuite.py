@@ -14,8 +14,9 @@ from pathlib import Path
 
 from arena import engine
 from arena.build import tail
-from arena.catalog import RESULTS, ROOT
-from arena.pipeline import cpu_budgets, load, prepare, verify_one
+from arena.catalog import RESULTS, ROOT, Manifest
+from arena.micro import conformance as micro_conformance
+from arena.pipeline import cpu_budgets, load_both, prepare, print_check, verify_one
 from arena.report import indent
 from arena.toolchain import Toolchains
 
@@ -83,14 +84,40 @@ def engine_steps(toolchains: Toolchains) -> list[Step]:
     return [built] + [command_step(name, command, engine.LOADGEN, log) for name, command, log in cargo]
 
 
+def micro_steps(manifest: Manifest, toolchains: Toolchains) -> list[Step]:
+    """A micro-benchmark row: built, its folder's own tests (once, not per variant), and every
+    bench's check values at small sizes with each core budget it takes."""
+    name = f"micro {manifest.name}"
+    print(f"\n{name}")
+    if manifest.unavailable:
+        print(f"  unavailable: {manifest.unavailable}")
+        return [Step(f"{name}: build", "skipped", f"unavailable: {manifest.unavailable}")]
+    prepared = prepare(manifest, toolchains)
+    if not prepared.ok:
+        return [Step(f"{name}: build", "skipped" if prepared.unavailable else "failed", prepared.reason)]
+    steps = []
+    if manifest.test_command and manifest.name == manifest.folder.name:
+        steps.append(command_step(f"{name}: own tests", manifest.test_command, manifest.folder, manifest.build_key))
+    for cpus in cpu_budgets(None):
+        if manifest.cpus_for(cpus) != cpus:
+            steps.append(Step(f"{name}: checks --cpus {cpus}", "skipped", f"uses at most {manifest.max_cpus} core(s)"))
+            continue
+        print(f"  checks {manifest.name} --cpus {cpus}")
+        results = micro_conformance.checks(manifest, cpus, print_check)
+        failed = [r for r in results if not r.ok]
+        outcome = f"{len(results) - len(failed)}/{len(results)} checks passed"
+        steps.append(Step(f"{name}: checks --cpus {cpus}", "failed" if failed else "passed", outcome))
+    return steps
+
+
 def run(names: list[str]) -> int:
     python = sys.executable
     toolchains = Toolchains()
     steps = [
-        command_step("harness lint (ruff check)", [python, "-m", "ruff", "check", "harness", "spec"], ROOT, "ruff"),
+        command_step("harness lint (ruff check)", [python, "-m", "ruff", "check", "."], ROOT, "ruff"),
         command_step(
             "harness format (ruff format)",
-            [python, "-m", "ruff", "format", "--check", "harness", "spec"],
+            [python, "-m", "ruff", "format", "--check", "."],
             ROOT,
             "ruff-format",
         ),
@@ -102,7 +129,8 @@ def run(names: list[str]) -> int:
             "harness",
         ),
     ]
-    for manifest in load(names):
+    servers, micro = load_both(names)
+    for manifest in servers:
         print(f"\n{manifest.name}")
         prepared = prepare(manifest, toolchains)
         if not prepared.ok:
@@ -117,6 +145,8 @@ def run(names: list[str]) -> int:
             ok, outcome = verify_one(manifest, cpus)
             state = "skipped" if outcome.startswith("skipped") else "passed" if ok else "failed"
             steps.append(Step(f"{manifest.name}: conformance --cpus {cpus}", state, outcome))
+    for manifest in micro:
+        steps += micro_steps(manifest, toolchains)
 
     print("\nsummary")
     for step in steps:

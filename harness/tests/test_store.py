@@ -16,12 +16,12 @@ def test_measurements_survive_and_name_what_is_done(tmp_path):
     db.close()
 
     again = Store(tmp_path / "a.sqlite")
-    assert again.last_unfinished()["name"] == "r1"
+    assert again.last_unfinished("http")["name"] == "r1"
     assert again.done_keys(run) == {("http", "go", "blog-ab", '{"requests": 10}', 1, 0)}
     (stored,) = again.measurements(run)
     assert stored == measurement(0)
     again.finish_run(run)
-    assert again.last_unfinished() is None
+    assert again.last_unfinished("http") is None
 
 
 def test_only_one_process_measures_at_a_time(tmp_path):

@@ -1,0 +1,49 @@
+"""The checks `arena test` runs on every micro-benchmark row: each bench at the `check` profile's
+small sizes in both modes, with every check value verified, and bad arguments refused with status 2.
+"""
+
+from __future__ import annotations
+
+from arena.catalog import Manifest
+from arena.micro import program, suite
+from arena.pipeline import cores_for
+from arena.verify import CheckResult
+
+BAD_ARGUMENTS = [
+    ["nosuchbench"],
+    ["pingpong", "--size", "0"],
+    ["pingpong", "--rounds", "-3"],
+    ["pingpong", "--size", "abc"],
+    ["pingpong", "--mode", "weird"],
+    ["pingpong", "--bogus", "1"],
+    ["pingpong", "--size"],
+    ["ring", "--procs", "1"],
+    ["throughput", "--seconds", "0"],
+    [],
+]
+
+
+def checks(manifest: Manifest, cpus: int, report=lambda result: None) -> list[CheckResult]:
+    limits = suite.limits("check")
+    cores = cores_for(cpus)
+    results = []
+    for bench in suite.load():
+        for point in suite.points(bench, "check"):
+            outcome = program.run(manifest, cpus, cores, point.arguments(), limits.seconds,
+                                  limits.run_memory_mb() * 1024)  # fmt: skip
+            found = [outcome.failure] if outcome.failure else []
+            if outcome.ok:
+                found = program.problems(outcome.document, bench.id, point.mode, point.params, manifest.payload, cpus)
+            result = CheckResult(f"{bench.id} {point.label}", not found, outcome.wall_s, "; ".join(found))
+            report(result)
+            results.append(result)
+    for arguments in BAD_ARGUMENTS:
+        outcome = program.run(manifest, cpus, cores, arguments, limits.seconds)
+        said = outcome.failure.startswith("exited with status 2:") and "nothing on stderr" not in outcome.failure
+        refused = said and not outcome.stdout.strip()
+        got = outcome.failure or "success"
+        detail = "" if refused else f"expected status 2, a message on stderr, nothing on stdout; got: {got}"
+        result = CheckResult(f"refuses {' '.join(arguments) or 'no arguments'}", refused, outcome.wall_s, detail)
+        report(result)
+        results.append(result)
+    return results

@@ -1,0 +1,179 @@
+"""One run of a micro-benchmark program: pinned, bounded in time and memory, its output checked.
+
+The program prints one JSON line (spec/micro.md). We run it in a session of its own, watch the
+resident memory of its whole process tree, stop the tree when it outlives its time bound or its
+memory budget, and take its CPU time and peak memory from the kernel when it exits.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import os
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import psutil
+
+from arena.catalog import RESULTS, Manifest
+from arena.process import cpu_list, stop_tree, tree_of
+
+POLL_S = 0.02
+_RUNS = itertools.count(1)  # tells apart the logs of runs started within the same second
+
+# The metric each bench reports, and the check values it must return for given parameters.
+METRICS = {
+    "pingping": "us_per_message",
+    "pingpong": "us_per_round_trip",
+    "spawn": "us_per_spawn",
+    "throughput": "messages_per_s",
+    "ring": "us_per_hop",
+}
+
+
+def expected_check(bench: str, params: dict) -> dict:
+    """The counts a complete run reports (throughput's total is only known to be positive)."""
+    if bench == "pingping":
+        return {"received": 2 * params["rounds"]}
+    if bench == "pingpong":
+        return {"round_trips": params["rounds"]}
+    if bench == "spawn":
+        return {"alive": params["procs"]}
+    if bench == "ring":
+        return {"laps": params["rounds"], "hops": params["procs"] * params["rounds"]}
+    return {}
+
+
+@dataclass
+class Outcome:
+    """What one run produced: its document, or why there is none."""
+
+    document: dict | None
+    failure: str
+    wall_s: float
+    cpu_s: float | None
+    peak_rss_kb: int | None
+    log: Path
+    stdout: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.document is not None and not self.failure
+
+
+def problems(document: dict, bench: str, mode: str, params: dict, payload: str, cpus: int) -> list[str]:
+    """How a program's document departs from spec/micro.md for the run asked for."""
+    found = []
+    wanted = {
+        "bench": bench,
+        "mode": mode,
+        "params": params,
+        "payload": "copied" if mode == "copy" else payload,
+        "cpus": cpus,
+    }
+    for key, value in wanted.items():
+        if document.get(key) != value:
+            found.append(f"{key} is {document.get(key)!r}, expected {value!r}")
+    elapsed = document.get("elapsed_s")
+    if not isinstance(elapsed, int | float) or elapsed <= 0:
+        found.append(f"elapsed_s is {elapsed!r}, expected a positive number")
+    metric = document.get("metric")
+    if not isinstance(metric, dict) or not isinstance(metric.get(METRICS[bench]), int | float):
+        found.append(f"metric.{METRICS[bench]} is missing")
+    elif bench == "spawn":
+        found += [f"metric.{k} is missing" for k in ("bytes_per_process", "rss_before_kb", "rss_peak_kb")
+                  if not isinstance(metric.get(k), int | float)]  # fmt: skip
+    check = document.get("check")
+    if not isinstance(check, dict):
+        return [*found, "check is missing"]
+    for key, value in expected_check(bench, params).items():
+        if check.get(key) != value:
+            found.append(f"check.{key} is {check.get(key)!r}, expected {value}")
+    if bench == "throughput":
+        per_pair, total = check.get("per_pair"), check.get("messages")
+        if not (isinstance(per_pair, list) and all(isinstance(n, int) for n in per_pair)):
+            found.append("check.per_pair is not a list of counts")
+        elif len(per_pair) != params["pairs"] or sum(per_pair) != total or not isinstance(total, int) or total <= 0:
+            found.append(f"check.messages {total!r} is not the positive sum of {params['pairs']} pairs' {per_pair!r}")
+    return found
+
+
+def run(
+    manifest: Manifest,
+    cpus: int,
+    cores: list[int],
+    arguments: list[str],
+    seconds: float,
+    memory_kb: int | None = None,
+) -> Outcome:
+    """Runs the program once with `arguments`; never raises for what the program does."""
+    stamp = f"{time.strftime('%Y%m%d-%H%M%S')}-{next(_RUNS)}"
+    bench = arguments[0] if arguments else "none"
+    log = RESULTS / "logs" / "micro" / f"{manifest.name}-{bench}-cpus{cpus}-{stamp}.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    command = ["taskset", "--cpu-list", cpu_list(cores), *manifest.command(cpus), *arguments]
+    env = {**os.environ, **manifest.env(cpus), "ARENA_CPUS": str(cpus)}
+    out_path = log.with_suffix(".out")
+    started = time.monotonic()
+    with log.open("w") as err, out_path.open("w") as out:
+        err.write(f"$ {' '.join(command)}\n")
+        err.flush()
+        try:
+            process = subprocess.Popen(
+                command, cwd=manifest.folder, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
+                start_new_session=True,
+            )  # fmt: skip
+        except OSError as error:
+            return Outcome(None, f"cannot start: {error}", 0.0, None, None, log)
+        try:
+            status, usage, stopped = _watch(process, seconds, memory_kb)
+        finally:
+            if process.returncode is None:
+                stop_tree(process)
+    wall = time.monotonic() - started
+    text = out_path.read_text(errors="replace")
+    out_path.unlink()
+    cpu_s = usage.ru_utime + usage.ru_stime if usage else None
+    peak = usage.ru_maxrss if usage else None
+
+    def failed(reason: str) -> Outcome:
+        return Outcome(None, reason, wall, cpu_s, peak, log, text)
+
+    if stopped:
+        return failed(stopped)
+    if status != 0:
+        said = [line.strip() for line in log.read_text(errors="replace").splitlines()[1:] if line.strip()]
+        return failed(f"exited with status {status}: {said[-1][:300] if said else 'nothing on stderr'}")
+    lines = [line for line in text.splitlines() if line.strip()]
+    if len(lines) != 1:
+        return failed(f"printed {len(lines)} lines on stdout, expected one JSON line")
+    try:
+        document = json.loads(lines[0])
+    except json.JSONDecodeError as error:
+        return failed(f"its output is not JSON ({error}): {lines[0][:120]!r}")
+    if not isinstance(document, dict):
+        return failed("its output is not a JSON object")
+    return Outcome(document, "", wall, cpu_s, peak, log, text)
+
+
+def _watch(process: subprocess.Popen, seconds: float, memory_kb: int | None) -> tuple[int | None, object, str]:
+    """Waits for the program; (exit status, resource usage, why we stopped it or "")."""
+    deadline = time.monotonic() + seconds
+    while True:
+        pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+        if pid:
+            process.returncode = os.waitstatus_to_exitcode(status)
+            return process.returncode, usage, ""
+        if time.monotonic() > deadline:
+            return None, None, f"stopped after the time bound of {seconds:g} s"
+        if memory_kb is not None:
+            rss = 0
+            for proc in tree_of(process):
+                with contextlib.suppress(psutil.NoSuchProcess, psutil.AccessDenied):
+                    rss += proc.memory_info().rss // 1024
+            if rss > memory_kb:
+                return None, None, f"stopped at {rss // 1024} MiB, over the memory budget of {memory_kb // 1024} MiB"
+        time.sleep(POLL_S)

@@ -1,0 +1,174 @@
+"""spec/micro.toml: the five benches, their sweeps per profile, limits, and the seeds' figures."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import tomllib
+from dataclasses import dataclass, field
+
+import psutil
+
+from arena.catalog import SPEC
+
+SUITE_FILE = SPEC / "micro.toml"
+MODES = ("idiomatic", "copy")
+# The parameters of each bench (spec/micro.md), in the order labels show them.
+PARAMS = {
+    "pingping": ("size", "rounds"),
+    "pingpong": ("size", "rounds"),
+    "spawn": ("procs",),
+    "throughput": ("pairs", "size", "seconds"),
+    "ring": ("procs", "size", "rounds"),
+}
+PROFILES = ("quick", "paper", "check")  # check: the small sizes `arena test` runs
+MAX = "max"  # spawn's `--procs max`: the harness searches for the largest N
+
+
+class SuiteError(Exception):
+    """spec/micro.toml is unreadable or inconsistent, or a bench asked for does not exist."""
+
+
+@dataclass(frozen=True)
+class Published:
+    table: str
+    metric: str
+    point: dict
+    values: list[dict]
+
+
+@dataclass(frozen=True)
+class Bench:
+    id: str
+    title: str
+    source: str
+    metric: str
+    axis: str  # the parameter the report's columns sweep
+    profiles: dict[str, dict]
+    notes: list[str] = field(default_factory=list)
+    published: list[Published] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Point:
+    bench: Bench
+    mode: str
+    params: dict  # e.g. {"size": 5000, "rounds": 10000}; spawn's search has {"procs": "max"}
+
+    @property
+    def key(self) -> str:
+        return json.dumps({"mode": self.mode, **self.params}, sort_keys=True)
+
+    @property
+    def label(self) -> str:
+        return " ".join([self.mode, *(f"{k}={v}" for k, v in self.params.items())])
+
+    @property
+    def is_max(self) -> bool:
+        return self.params.get("procs") == MAX
+
+    def arguments(self) -> list[str]:
+        """The program's command-line arguments (spec/micro.md)."""
+        args = [self.bench.id, "--mode", self.mode]
+        for name, value in self.params.items():
+            args += [f"--{name}", str(value)]
+        return args
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Bounds of one program run, and the budget of spawn's search; 0 MiB means three quarters of
+    the memory available when the run starts (a quarter is left for the rest of the machine)."""
+
+    seconds: float
+    memory_mb: int
+    max_memory_mb: int
+
+    @staticmethod
+    def _mb(value: int) -> int:
+        return value or int(psutil.virtual_memory().available * 0.75 / 2**20)
+
+    def run_memory_mb(self) -> int:
+        return self._mb(self.memory_mb)
+
+    def max_budget_mb(self) -> int:
+        return self._mb(self.max_memory_mb)
+
+
+def _read() -> dict:
+    try:
+        return tomllib.loads(SUITE_FILE.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as err:
+        raise SuiteError(f"{SUITE_FILE}: {err}") from err
+
+
+def _bench(table: dict) -> Bench:
+    try:
+        bench = Bench(
+            id=table["id"],
+            title=table["title"],
+            source=table["source"],
+            metric=table["metric"],
+            axis=table["axis"],
+            profiles={name: table[name] for name in PROFILES},
+            notes=table.get("notes", []),
+            published=[Published(**p) for p in table.get("published", [])],
+        )
+    except (KeyError, TypeError) as err:
+        raise SuiteError(f"{SUITE_FILE}: bench {table.get('id', '?')}: missing or bad field {err}") from None
+    if bench.id not in PARAMS:
+        raise SuiteError(f"{SUITE_FILE}: unknown bench {bench.id!r} (spec/micro.md defines {', '.join(PARAMS)})")
+    for name, profile in bench.profiles.items():
+        unknown = set(profile) - set(PARAMS[bench.id]) - {"modes", "cpus", "max"}
+        if unknown or not set(profile.get("modes", [])) <= set(MODES):
+            raise SuiteError(f"{SUITE_FILE}: bench {bench.id} profile {name}: unknown keys or modes {sorted(unknown)}")
+    return bench
+
+
+def load(ids: list[str] | None = None) -> list[Bench]:
+    """The benches asked for (all when none), in the file's order."""
+    benches = [_bench(table) for table in _read().get("bench", [])]
+    known = [b.id for b in benches]
+    unknown = [i for i in ids or [] if i not in known]
+    if unknown:
+        raise SuiteError(f"unknown bench(es): {', '.join(unknown)} (known: {', '.join(known)})")
+    return [b for b in benches if not ids or b.id in ids]
+
+
+def limits(suite: str) -> Limits:
+    table = _read().get("limits", {}).get(suite)
+    if not table:
+        raise SuiteError(f"{SUITE_FILE}: no [limits.{suite}]")
+    try:
+        return Limits(float(table["seconds"]), int(table["memory_mb"]), int(table["max_memory_mb"]))
+    except (KeyError, TypeError, ValueError) as err:
+        raise SuiteError(f"{SUITE_FILE}: [limits.{suite}]: missing or bad field {err}") from None
+
+
+def points(bench: Bench, suite: str) -> list[Point]:
+    """Every combination of the profile's sweeps, smallest first, and spawn's search last."""
+    profile = bench.profiles[suite]
+    names = [name for name in PARAMS[bench.id] if name in profile]
+    made = [
+        Point(bench, mode, dict(zip(names, values, strict=True)))
+        for mode in profile["modes"]
+        for values in itertools.product(*(profile[name] for name in names))
+    ]
+    if profile.get("max"):
+        made.append(Point(bench, "idiomatic", {"procs": MAX}))
+    return made
+
+
+def budgets(bench: Bench, suite: str, machine: int) -> list[int]:
+    """The profile's core budgets on a machine with `machine` cores."""
+    wanted = bench.profiles[suite].get("cpus", [1])
+    if wanted == "all":
+        return [2**k for k in range(machine.bit_length()) if 2**k <= machine]
+    return [cpus for cpus in wanted if cpus <= machine]
+
+
+def dominates(failed: dict, params: dict) -> bool:
+    """Whether `params` is at least as big as a point that failed in every parameter: a runtime that
+    failed at 10k processes is not run again at 50k."""
+    numeric = [k for k, v in failed.items() if isinstance(v, int | float)]
+    return bool(numeric) and all(isinstance(params.get(k), int | float) and params[k] >= failed[k] for k in numeric)

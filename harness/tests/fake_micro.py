@@ -1,0 +1,88 @@
+"""A throw-away micro-benchmark program for the harness's tests: it follows spec/micro.md's
+interface and counts honestly, and misbehaves on request (FAKE_* variables) so that the tests can
+see the harness catch it."""
+
+import json
+import os
+import sys
+import time
+
+DEFAULTS = {"size": 5000, "rounds": 10000, "procs": 1000, "pairs": 1, "seconds": 1.0}
+PARAMS = {
+    "pingping": ("size", "rounds"),
+    "pingpong": ("size", "rounds"),
+    "spawn": ("procs",),
+    "throughput": ("pairs", "size", "seconds"),
+    "ring": ("procs", "size", "rounds"),
+}
+
+
+def refuse(message):
+    print(f"fake: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def parse(argv):
+    if not argv or argv[0] not in PARAMS:
+        refuse("usage: fake BENCH [--mode M] [--size S] ...")
+    bench, options, rest = argv[0], dict(DEFAULTS, mode="idiomatic"), argv[1:]
+    while rest:
+        if len(rest) < 2 or rest[0][2:] not in options:
+            refuse(f"bad option {rest[0]}")
+        name, text = rest[0][2:], rest[1]
+        try:
+            options[name] = text if name == "mode" else type(DEFAULTS[name])(text)
+        except ValueError:
+            refuse(f"--{name} {text}: not a number")
+        rest = rest[2:]
+    if options["mode"] not in ("idiomatic", "copy") or any(options[k] <= 0 for k in DEFAULTS):
+        refuse("out of range")
+    if bench == "ring" and options["procs"] < 2:
+        refuse("a ring needs 2 processes")
+    return bench, options
+
+
+def main():
+    bench, options = parse(sys.argv[1:])
+    params = {k: options[k] for k in PARAMS[bench]}
+    limit = int(os.environ.get("FAKE_FAIL_ABOVE", "0"))
+    if limit and max(v for v in params.values()) > limit:
+        print(f"fake: cannot go beyond {limit}", file=sys.stderr)
+        sys.exit(1)
+    time.sleep(float(os.environ.get("FAKE_SLEEP", "0")))
+    hold = [bytearray(int(os.environ.get("FAKE_BYTES_PER_PROC", "0"))) for _ in range(params.get("procs", 0))]
+    for block in hold:
+        block[::4096] = b"x" * len(block[::4096])  # touch every page so it is resident
+    slip = int(os.environ.get("FAKE_MISCOUNT", "0"))
+    check = {
+        "pingping": lambda: {"received": 2 * params["rounds"] + slip},
+        "pingpong": lambda: {"round_trips": params["rounds"] + slip},
+        "spawn": lambda: {"alive": params["procs"] + slip},
+        "throughput": lambda: {"messages": 40 * params["pairs"], "per_pair": [40] * params["pairs"]},
+        "ring": lambda: {"laps": params["rounds"], "hops": params["procs"] * params["rounds"] + slip},
+    }[bench]()
+    metric = {
+        "pingping": "us_per_message",
+        "pingpong": "us_per_round_trip",
+        "spawn": "us_per_spawn",
+        "throughput": "messages_per_s",
+        "ring": "us_per_hop",
+    }[bench]
+    measured = {metric: float(os.environ.get("FAKE_VALUE", "2.5"))}
+    if bench == "spawn":
+        measured |= {"bytes_per_process": 100, "rss_before_kb": 1000, "rss_peak_kb": 1100}
+    document = {
+        "bench": bench,
+        "mode": options["mode"],
+        "payload": "copied" if options["mode"] == "copy" else "shared",
+        "params": params,
+        "elapsed_s": 0.01,
+        "metric": measured,
+        "check": check,
+        "runtime": "fake 1.0",
+        "cpus": int(os.environ["ARENA_CPUS"]),
+    }
+    print(json.dumps(document))
+
+
+main()

@@ -1,0 +1,168 @@
+"""`arena micro` against a throw-away program (fake_micro.py) run as a real process."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from arena import catalog
+from arena.catalog import ManifestError
+from arena.micro import campaign, conformance, program, suite
+from arena.micro import summary as micro_summary
+from arena.store import Store
+
+FAKE = Path(__file__).with_name("fake_micro.py")
+
+
+def write_micro(folder: Path, name: str = "fakemicro", env: str = "", extra: str = "") -> Path:
+    impl = folder / name
+    impl.mkdir(parents=True)
+    shutil.copy(FAKE, impl / "micro.py")
+    (impl / "arena.toml").write_text(
+        textwrap.dedent(f"""
+        name = "{name}"
+        language = "Python"
+        runtime = "CPython"
+        framework = "none: a fake"
+        seeds = []
+        version = ["{sys.executable}", "--version"]
+        payload = "shared"
+
+        [build]
+        steps = [["true"]]
+
+        [run]
+        command = ["{sys.executable}", "micro.py"]
+        env = {{ {env} }}
+
+        [cores]
+        max = 0
+        how = "one thread"
+        {extra}
+    """)
+    )
+    return impl / "arena.toml"
+
+
+def row(tmp_path: Path, env: str = "") -> catalog.Manifest:
+    return catalog.parse(write_micro(tmp_path, env=env))
+
+
+def run_once(manifest, arguments, seconds=20.0, memory_kb=None):
+    return program.run(manifest, 1, [0], arguments, seconds, memory_kb)
+
+
+def test_variants_are_rows_of_their_own(tmp_path):
+    variant = """
+        [[variant]]
+        name = "threads"
+        framework = "threads"
+        run = { command = ["python3", "micro.py", "--threads"] }
+        cores = { max = 1, how = "GIL" }
+    """
+    rows = catalog.parse_rows(write_micro(tmp_path, extra=variant))
+    assert [r.name for r in rows] == ["fakemicro", "fakemicro-threads"]
+    assert rows[1].max_cpus == 1 and rows[1].payload == "shared" and rows[1].build_key == rows[0].build_key
+    assert rows[1].command(1)[-1] == "--threads"
+
+
+def test_micro_rows_must_say_what_a_send_does(tmp_path):
+    path = write_micro(tmp_path)
+    path.write_text(path.read_text().replace('payload = "shared"', ""))
+    manifests, errors = catalog.load_micro(tmp_path)
+    assert manifests == [] and "missing 'payload'" in str(errors[0])
+    path.write_text(path.read_text().replace("version =", 'payload = "teleported"\nversion ='))
+    with pytest.raises(ManifestError, match="must be one of copied, shared"):
+        catalog.parse(path)
+
+
+def test_an_unavailable_runtime_keeps_its_row_with_the_reason(tmp_path):
+    (tmp_path / "gone").mkdir()
+    (tmp_path / "gone" / "arena.toml").write_text(
+        'name = "gone"\nlanguage = "X"\nruntime = "X 1"\nunavailable = "no package anywhere"\n'
+    )
+    (gone,) = catalog.load_micro(tmp_path)[0]
+    assert gone.unavailable == "no package anywhere"
+
+
+def test_every_micro_manifest_in_the_repository_parses():
+    manifests, errors = catalog.load_micro()
+    assert errors == []
+    assert "ooerlang" in {m.name for m in manifests if m.unavailable}
+
+
+def test_a_correct_run_passes_its_checks(tmp_path):
+    manifest = row(tmp_path)
+    outcome = run_once(manifest, ["ring", "--mode", "copy", "--procs", "10", "--size", "100", "--rounds", "3"])
+    assert outcome.ok, outcome.failure
+    params = {"procs": 10, "size": 100, "rounds": 3}
+    assert program.problems(outcome.document, "ring", "copy", params, "shared", 1) == []
+    assert outcome.cpu_s is not None and outcome.peak_rss_kb > 0
+    # The same document is wrong for another run: the harness compares, it does not trust.
+    assert program.problems(outcome.document, "ring", "copy", {**params, "rounds": 4}, "shared", 1)
+    assert program.problems(outcome.document, "ring", "copy", params, "shared", 2) == ["cpus is 1, expected 2"]
+
+
+def test_lost_messages_fail_the_check(tmp_path):
+    manifest = row(tmp_path, env='FAKE_MISCOUNT = "-1"')
+    outcome = run_once(manifest, ["pingpong", "--rounds", "100"])
+    found = program.problems(outcome.document, "pingpong", "idiomatic", {"size": 5000, "rounds": 100}, "shared", 1)
+    assert found == ["check.round_trips is 99, expected 100"]
+
+
+def test_time_and_memory_bounds_stop_the_program(tmp_path):
+    slow = row(tmp_path, env='FAKE_SLEEP = "30"')
+    outcome = run_once(slow, ["pingpong"], seconds=0.5)
+    assert not outcome.ok and "time bound of 0.5 s" in outcome.failure and outcome.wall_s < 10
+    hog = catalog.parse(write_micro(tmp_path, "hog", env='FAKE_BYTES_PER_PROC = "1000000", FAKE_SLEEP = "0"'))
+    outcome = program.run(hog, 1, [0], ["spawn", "--procs", "400"], 30, 100 * 1024)
+    assert not outcome.ok and "over the memory budget of 100 MiB" in outcome.failure
+
+
+def test_a_failing_program_is_reported_with_its_reason(tmp_path):
+    manifest = row(tmp_path, env='FAKE_FAIL_ABOVE = "5"')
+    outcome = run_once(manifest, ["spawn", "--procs", "10"])
+    assert outcome.failure == "exited with status 1: fake: cannot go beyond 5"
+
+
+def test_conformance_checks_pass_and_catch_a_miscount(tmp_path):
+    results = conformance.checks(row(tmp_path), 1)
+    assert results and all(r.ok for r in results), [r for r in results if not r.ok]
+    bad = catalog.parse(write_micro(tmp_path, "bad", env='FAKE_MISCOUNT = "1"'))
+    failed = [r.name for r in conformance.checks(bad, 1) if not r.ok]
+    assert "pingpong idiomatic size=100 rounds=200" in failed
+
+
+def test_spawn_search_stops_at_the_memory_budget(tmp_path):
+    manifest = row(tmp_path, env='FAKE_BYTES_PER_PROC = "20000"')
+    point = next(p for p in suite.points(suite.load(["spawn"])[0], "quick") if p.is_max)
+    limits = suite.Limits(seconds=30, memory_mb=4096, max_memory_mb=150)
+    measured = campaign.search_max(campaign.Task(manifest, point, 1, 0), limits, {}, say=lambda _: None)
+    # 20 kB per process: 4,000 fit in 150 MiB with the interpreter, 8,000 do not.
+    assert measured.metrics["max_procs"] == 4000
+    assert "over the memory budget of 150 MiB" in measured.metrics["stopped_by"]
+    assert [s["procs"] for s in measured.series] == [1000, 2000, 4000, 8000]
+
+
+def test_a_failure_stops_the_larger_points_and_a_resume_finishes_the_rest(tmp_path, capsys):
+    manifest = row(tmp_path, env='FAKE_FAIL_ABOVE = "5000"')
+    ring = suite.load(["ring"])[0]
+    points = [p for p in suite.points(ring, "quick") if p.mode == "idiomatic"]  # procs 1000, then 10000
+    tasks = [campaign.Task(manifest, p, 1, rep) for rep in range(2) for p in points]
+    limits = suite.limits("quick")
+    db = Store(tmp_path / "micro.sqlite")
+    run_id = db.start_run("m1", "quick", {"kind": "micro", "bench": ["ring"]}, {}, "abc", False)
+    campaign.execute(db, run_id, tasks[:2], limits)
+    campaign.execute(db, run_id, tasks, limits)  # a resume: only the second repetition is left
+    stored = db.measurements(run_id)
+    assert len(stored) == 4 and len({(m.point, m.repetition) for m in stored}) == 4
+    big = [m for m in stored if '"procs": 10000' in m.point]
+    assert "cannot go beyond 5000" in big[0].metrics["failure"]
+    assert big[1].metrics["not_run"] and "failed at procs=10000" in big[1].metrics["failure"]
+    text, markdown = micro_summary.render("t", [ring], stored, ["skipped x: why"])
+    assert "procs=1,000" in text and "2.50 ±0.00" in text and "FAILED" in text and "skipped x: why" in text
+    assert "| fakemicro |" in markdown
