@@ -21,6 +21,8 @@ from arena.report import indent
 from arena.toolchain import Toolchains
 
 STEP_TIMEOUT = 1800
+# The closing lines of the test runners we run: go test, cargo, mix, EUnit, surefire, node, unittest, ...
+SUMMARY_LINE = r"\b(passed|pass|ok)\b|\d+ tests?, \d+ failures?|Tests run: \d+, Failures: \d+|Ran \d+ tests?"
 
 
 @dataclass
@@ -33,11 +35,7 @@ class Step:
 def last_summary(log: Path) -> str:
     """The runner's closing count ('34 passed', 'ok ...', '# pass 30'), else its last line."""
     lines = [line.strip() for line in tail(log, 30).splitlines() if line.strip()]
-    counted = [
-        line
-        for line in lines
-        if re.search(r"\b(passed|pass|ok)\b|\d+ tests?, \d+ failures?|Tests run: \d+, Failures: \d+", line)
-    ]
+    counted = [line for line in lines if re.search(SUMMARY_LINE, line)]
     return (counted or lines or ["no output"])[-1]
 
 
@@ -114,9 +112,9 @@ def run(names: list[str]) -> int:
     python = sys.executable
     toolchains = Toolchains()
     steps = [
-        command_step("harness lint (ruff check)", [python, "-m", "ruff", "check", "."], ROOT, "ruff"),
+        command_step("python lint (ruff check)", [python, "-m", "ruff", "check", "."], ROOT, "ruff"),
         command_step(
-            "harness format (ruff format)",
+            "python format (ruff format)",
             [python, "-m", "ruff", "format", "--check", "."],
             ROOT,
             "ruff-format",

@@ -1,0 +1,3 @@
+module arena/micro/go
+
+go 1.19

@@ -1,0 +1,62 @@
+export const BENCHES = ["pingping", "pingpong", "spawn", "throughput", "ring"];
+
+const DEFAULTS = {
+  mode: "idiomatic",
+  size: 5000,
+  rounds: 10000,
+  procs: 1000,
+  pairs: 1,
+  seconds: 1,
+};
+
+export class UsageError extends Error {}
+
+function count(name, text) {
+  const value = Number(text);
+  if (!/^[0-9]+$/.test(text) || value < 1 || !Number.isSafeInteger(value)) {
+    throw new UsageError(`--${name} needs an integer >= 1, got '${text}'`);
+  }
+  return value;
+}
+
+function seconds(text) {
+  const value = Number(text);
+  if (text.trim() === "" || !Number.isFinite(value) || value <= 0) {
+    throw new UsageError(`--seconds needs a number > 0, got '${text}'`);
+  }
+  return value;
+}
+
+// BENCH [--mode idiomatic|copy] [--size S] [--rounds R] [--procs N] [--pairs P] [--seconds D]
+export function parseArgs(argv) {
+  const [bench, ...rest] = argv;
+  if (!BENCHES.includes(bench)) {
+    throw new UsageError(
+      `expected a bench (${BENCHES.join("|")}), got ${bench === undefined ? "nothing" : `'${bench}'`}`,
+    );
+  }
+  const options = { ...DEFAULTS };
+  for (let i = 0; i < rest.length; i += 2) {
+    const flag = rest[i];
+    const name = flag.startsWith("--") ? flag.slice(2) : "";
+    if (!Object.hasOwn(DEFAULTS, name)) {
+      throw new UsageError(`unknown option '${flag}'`);
+    }
+    const text = rest[i + 1];
+    if (text === undefined) {
+      throw new UsageError(`${flag} needs a value`);
+    }
+    if (name === "mode") {
+      if (text !== "idiomatic" && text !== "copy") {
+        throw new UsageError(`--mode is idiomatic or copy, got '${text}'`);
+      }
+      options.mode = text;
+    } else {
+      options[name] = name === "seconds" ? seconds(text) : count(name, text);
+    }
+  }
+  if (bench === "ring" && options.procs < 2) {
+    throw new UsageError("ring needs --procs >= 2");
+  }
+  return { bench, ...options };
+}
