@@ -116,7 +116,7 @@ def write_summary(db: Store, run_id: int) -> None:
              f"commit {row['git_commit'][:10]}{' (modified)' if row['git_dirty'] else ''}")  # fmt: skip
     measurements, skipped = db.measurements(run_id), db.notes(run_id)
     if run_kind(row) == "micro":
-        text, markdown = micro_summary.render(title, micro_suite.load(plan["bench"]), measurements, skipped)
+        text, markdown = micro_summary.render(title, micro_suite.load(plan["bench"]), measurements, skipped, host)
     else:
         text, markdown = summary.render(title, scenarios.load(plan["scenario"]), measurements, skipped)
     folder = RESULTS / row["name"]

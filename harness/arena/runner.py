@@ -13,6 +13,7 @@ import platform
 import subprocess
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 from arena import engine, reference, store
 from arena.catalog import RESULTS, ROOT, Manifest
@@ -58,7 +59,17 @@ def host_facts() -> dict:
         "kernel": platform.release(),
         "memory_gb": round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1),
         "python": platform.python_version(),
+        # Every OS thread takes a pid: these cap thread-per-process runtimes machine-wide.
+        "pid_max": _kernel_setting("pid_max"),
+        "threads_max": _kernel_setting("threads-max"),
     }
+
+
+def _kernel_setting(name: str) -> int | None:
+    try:
+        return int(Path("/proc/sys/kernel", name).read_text())
+    except (OSError, ValueError):
+        return None
 
 
 def git_state() -> tuple[str, bool]:

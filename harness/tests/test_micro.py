@@ -163,6 +163,6 @@ def test_a_failure_stops_the_larger_points_and_a_resume_finishes_the_rest(tmp_pa
     big = [m for m in stored if '"procs": 10000' in m.point]
     assert "cannot go beyond 5000" in big[0].metrics["failure"]
     assert big[1].metrics["not_run"] and "failed at procs=10000" in big[1].metrics["failure"]
-    text, markdown = micro_summary.render("t", [ring], stored, ["skipped x: why"])
+    text, markdown = micro_summary.render("t", [ring], stored, ["skipped x: why"], {"cores": 2})
     assert "procs=1,000" in text and "2.50 ±0.00" in text and "FAILED" in text and "skipped x: why" in text
     assert "| fakemicro |" in markdown

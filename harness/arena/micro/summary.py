@@ -133,9 +133,15 @@ FLAG_MEANINGS = {
 }
 
 
-def render(title: str, benches: list[Bench], measurements: list[Measurement], skipped: list[str]) -> tuple[str, str]:
+def render(
+    title: str, benches: list[Bench], measurements: list[Measurement], skipped: list[str], host: dict
+) -> tuple[str, str]:
     """(terminal text, markdown) of a micro run."""
-    terminal, markdown = [title, ""], [f"# {title}", ""]
+    machine = f"Machine: {host.get('cores')} cores, {host.get('memory_gb')} GiB"
+    if host.get("pid_max"):
+        machine += (f"; kernel.pid_max {host['pid_max']:,} and threads-max {host.get('threads_max') or 0:,} "
+                    "cap OS threads machine-wide, so they also cap rows whose process is an OS thread")  # fmt: skip
+    terminal, markdown = [title, machine, ""], [f"# {title}", "", machine, ""]
     for bench in benches:
         made = bench_table(bench, measurements)
         if made is None:

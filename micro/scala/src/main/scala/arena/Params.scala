@@ -1,0 +1,67 @@
+package arena
+
+enum Bench:
+  case Pingping, Pingpong, Spawn, Throughput, Ring
+  val label: String = toString.toLowerCase
+
+enum Mode:
+  case Idiomatic, Copy
+  val label: String = toString.toLowerCase
+
+/** The command line of spec/micro.md, with its defaults. */
+final case class Params(
+    bench: Bench,
+    mode: Mode = Mode.Idiomatic,
+    size: Int = 5000,
+    rounds: Int = 10000,
+    procs: Int = 1000,
+    pairs: Int = 1,
+    seconds: Double = 1.0
+):
+  /** The parameters this bench uses: the output's `params`. */
+  def used: Json.Obj = bench match
+    case Bench.Pingping | Bench.Pingpong => Json.Obj("size" -> size, "rounds" -> rounds)
+    case Bench.Spawn                     => Json.Obj("procs" -> procs)
+    case Bench.Throughput                => Json.Obj("pairs" -> pairs, "size" -> size, "seconds" -> seconds)
+    case Bench.Ring                      => Json.Obj("procs" -> procs, "size" -> size, "rounds" -> rounds)
+
+object Params:
+  val usage: String = "usage: micro pingping|pingpong|spawn|throughput|ring [--mode idiomatic|copy] [--size S] " +
+    "[--rounds R] [--procs N] [--pairs P] [--seconds D]"
+
+  private val integers: Map[String, (Params, Int) => Params] = Map(
+    "--size" -> ((p, n) => p.copy(size = n)),
+    "--rounds" -> ((p, n) => p.copy(rounds = n)),
+    "--procs" -> ((p, n) => p.copy(procs = n)),
+    "--pairs" -> ((p, n) => p.copy(pairs = n))
+  )
+  private val options = integers.keySet + "--mode" + "--seconds"
+
+  def parse(args: List[String]): Either[String, Params] = args match
+    case Nil          => Left(usage)
+    case name :: rest =>
+      Bench.values.find(_.label == name) match
+        case None        => Left(s"unknown bench '$name'; $usage")
+        case Some(bench) =>
+          parseOptions(rest, Params(bench))
+            .filterOrElse(p => p.bench != Bench.Ring || p.procs >= 2, "ring needs --procs >= 2")
+
+  private def parseOptions(args: List[String], p: Params): Either[String, Params] = args match
+    case Nil                             => Right(p)
+    case option :: _ if !options(option) => Left(s"unknown option '$option'; $usage")
+    case option :: Nil                   => Left(s"missing value for $option")
+    case "--mode" :: value :: rest       =>
+      Mode.values
+        .find(_.label == value)
+        .toRight(s"--mode must be idiomatic or copy, not '$value'")
+        .flatMap(mode => parseOptions(rest, p.copy(mode = mode)))
+    case "--seconds" :: value :: rest =>
+      value.toDoubleOption
+        .filter(s => s > 0 && !s.isInfinite)
+        .toRight(s"--seconds must be a number > 0, not '$value'")
+        .flatMap(seconds => parseOptions(rest, p.copy(seconds = seconds)))
+    case option :: value :: rest =>
+      value.toIntOption
+        .filter(_ >= 1)
+        .toRight(s"$option must be an integer >= 1, not '$value'")
+        .flatMap(n => parseOptions(rest, integers(option)(p, n)))

@@ -1,0 +1,72 @@
+package arena
+
+import org.scalatest.funsuite.AnyFunSuite
+
+/** Every bench at small sizes in both modes, in this JVM: the counts its actors made are the contract's. */
+class MicroSpec extends AnyFunSuite:
+  private def run(args: String*): Report = Params.parse(args.toList).fold(fail(_), Micro.run)
+
+  for mode <- Seq("idiomatic", "copy") do
+    val payload = if mode == "copy" then "copied" else "shared"
+
+    test(s"pingping: both players receive every ball ($mode)") {
+      for (size, rounds) <- Seq((100, 500), (20000, 100)) do
+        val report = run("pingping", "--mode", mode, "--size", s"$size", "--rounds", s"$rounds")
+        assert(report.measured.check("received") == 2L * rounds)
+        assert(report.payload == payload)
+    }
+
+    test(s"pingpong: the pinger gets every answer ($mode)") {
+      for (size, rounds) <- Seq((1, 1), (100, 500), (20000, 100)) do
+        val report = run("pingpong", "--mode", mode, "--size", s"$size", "--rounds", s"$rounds")
+        assert(report.measured.check("round_trips") == rounds.toLong)
+    }
+
+    test(s"spawn: every actor signals it has started ($mode)") {
+      val report = run("spawn", "--mode", mode, "--procs", "2000")
+      assert(report.measured.check("alive") == 2000)
+      assert(
+        Seq("us_per_spawn", "bytes_per_process", "rss_before_kb", "rss_peak_kb").forall(
+          report.measured.metric.fields.toMap.contains
+        )
+      )
+    }
+
+    test(s"throughput: every pair counts both directions until the time is up ($mode)") {
+      val report = run("throughput", "--mode", mode, "--pairs", "3", "--size", "500", "--seconds", "0.2")
+      val perPair = report.measured.check("per_pair") match
+        case counts: Seq[?] => counts.collect { case n: Long => n }
+        case other          => fail(s"per_pair is $other")
+      // Each pair makes at least one round trip: a ping and a pong.
+      assert(perPair.size == 3 && perPair.forall(_ >= 2))
+      assert(report.measured.check("messages") == perPair.sum)
+      assert(report.measured.elapsedNanos >= 200_000_000L)
+    }
+
+    test(s"ring: the token makes every lap and hop ($mode)") {
+      for (procs, rounds) <- Seq((2, 300), (100, 10)) do
+        val report = run("ring", "--mode", mode, "--procs", s"$procs", "--size", "100", "--rounds", s"$rounds")
+        assert(report.measured.check("laps") == rounds.toLong)
+        assert(report.measured.check("hops") == procs.toLong * rounds)
+    }
+
+  test("the output reports the dispatcher's real parallelism and the bench's own parameters") {
+    val report = run("ring", "--procs", "3", "--rounds", "2", "--pairs", "7")
+    assert(report.cpus == Runtime.getRuntime.availableProcessors)
+    assert(
+      report.json.startsWith(
+        """{"bench": "ring", "mode": "idiomatic", "payload": "shared", """ +
+          """"params": {"procs": 3, "size": 5000, "rounds": 2}, "elapsed_s": """
+      )
+    )
+  }
+
+  test("a copy that does not carry its sender's sequence number fails the run") {
+    var problem = Option.empty[String]
+    val payload = Payload(10, copy = true, message => problem = Some(message))
+    assert(payload.make(257).forall(_ == 1))
+    assert(payload.valid(payload.make(300), 300))
+    assert(problem.isEmpty)
+    assert(!payload.valid(payload.make(3), 4))
+    assert(problem.exists(_.contains("copy check failed")))
+  }

@@ -1,0 +1,63 @@
+package arena
+
+import org.scalatest.funsuite.AnyFunSuite
+
+import scala.sys.process.*
+
+class ParamsSpec extends AnyFunSuite:
+  test("defaults follow spec/micro.md") {
+    assert(Params.parse(List("pingpong")) == Right(Params(Bench.Pingpong, Mode.Idiomatic, 5000, 10000, 1000, 1, 1.0)))
+  }
+
+  test("options are read in any order, the unused ones ignored") {
+    val parsed = Params.parse(List("throughput", "--seconds", "0.25", "--mode", "copy", "--pairs", "4", "--procs", "9"))
+    assert(parsed == Right(Params(Bench.Throughput, Mode.Copy, pairs = 4, procs = 9, seconds = 0.25)))
+  }
+
+  private val bad = Seq(
+    Nil,
+    List("nosuchbench"),
+    List("pingpong", "--size", "0"),
+    List("pingpong", "--rounds", "-3"),
+    List("pingpong", "--size", "abc"),
+    List("pingpong", "--size", "3000000000"),
+    List("pingpong", "--mode", "weird"),
+    List("pingpong", "--bogus", "1"),
+    List("pingpong", "--size"),
+    List("ring", "--procs", "1"),
+    List("throughput", "--seconds", "0"),
+    List("throughput", "--seconds", "NaN"),
+    List("throughput", "--seconds", "Infinity")
+  )
+
+  test("bad arguments are refused with a message") {
+    for args <- bad do assert(Params.parse(args).left.exists(_.nonEmpty), args)
+  }
+
+  test("the program exits 2 on bad arguments, with one line on stderr and nothing on stdout") {
+    val (status, out, err) = java("pingpong", "--size", "0")
+    assert(status == 2)
+    assert(out.isEmpty)
+    assert(err.linesIterator.size == 1)
+  }
+
+  test("the program prints one JSON line and exits 0") {
+    val (status, out, err) = java("pingpong", "--size", "10", "--rounds", "5", "--mode", "copy")
+    assert(status == 0, err)
+    assert(out.linesIterator.toList match
+      case List(line) => line.startsWith("""{"bench": "pingpong", "mode": "copy", "payload": "copied"""")
+      case _          => false)
+  }
+
+  /** Runs Main in a fresh JVM on the test class path: exit status, stdout, stderr. */
+  private def java(args: String*): (Int, String, String) =
+    val out, err = StringBuilder()
+    val command = Seq(
+      s"${System.getProperty("java.home")}/bin/java",
+      "--sun-misc-unsafe-memory-access=allow",
+      "-cp",
+      System.getProperty("java.class.path"),
+      "arena.Main"
+    ) ++ args
+    val status = command ! ProcessLogger(line => out.append(line).append('\n'), line => err.append(line).append('\n'))
+    (status, out.toString, err.toString)
