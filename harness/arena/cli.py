@@ -55,7 +55,14 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def cmd_build(args: argparse.Namespace) -> int:
     toolchains = Toolchains()
-    prepared = [prepare(m, toolchains, force=args.force) for m in load(args.impl)]
+    servers, micro = load_both(args.impl)
+    builds: dict[str, Manifest] = {}
+    for m in servers + micro:
+        if m.unavailable:
+            print(f"  {m.name}: unavailable: {m.unavailable}")
+        else:
+            builds.setdefault(m.build_key, m)  # a variant shares its folder's build
+    prepared = [prepare(m, toolchains, force=args.force) for m in builds.values()]
     return 0 if all(p.ok for p in prepared) else 1
 
 

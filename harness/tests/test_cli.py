@@ -11,6 +11,12 @@ from arena import cli
         (["verify", "no-such-impl"], "unknown implementation(s): no-such-impl"),
         (["start", "go", "--set", "BCRYPT=4"], "expected ARENA_NAME=value"),
         (["start", "go", "--port", "70000"], "--port 70000"),
+        (["micro", "--bench", "pingpang"], "unknown bench(es): pingpang (known: pingping, pingpong"),
+        (["micro", "--impl", "cobol"], "unknown implementation(s): cobol"),
+        (["micro", "--cpus", "99"], "--cpus 99: this machine gives Arena"),
+        (["micro", "--repeat", "0"], "--repeat 0: choose 1..100"),
+        (["micro", "--resume", "no-such-run"], "no micro run to resume (no-such-run)"),
+        (["list", "cobol"], "unknown implementation(s): cobol"),
     ],
 )
 def test_bad_input_is_one_clear_line_and_status_2(argv, message, capsys):

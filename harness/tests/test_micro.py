@@ -151,7 +151,7 @@ def test_spawn_search_stops_at_the_memory_budget(tmp_path):
 def test_a_failure_stops_the_larger_points_and_a_resume_finishes_the_rest(tmp_path, capsys):
     manifest = row(tmp_path, env='FAKE_FAIL_ABOVE = "5000"')
     ring = suite.load(["ring"])[0]
-    points = [p for p in suite.points(ring, "quick") if p.mode == "idiomatic"]  # procs 1000, then 10000
+    points = [suite.Point(ring, "idiomatic", {"procs": n, "size": 100, "rounds": 10}) for n in (1000, 10000)]
     tasks = [campaign.Task(manifest, p, 1, rep) for rep in range(2) for p in points]
     limits = suite.limits("quick")
     db = Store(tmp_path / "micro.sqlite")
@@ -166,3 +166,14 @@ def test_a_failure_stops_the_larger_points_and_a_resume_finishes_the_rest(tmp_pa
     text, markdown = micro_summary.render("t", [ring], stored, ["skipped x: why"], {"cores": 2})
     assert "procs=1,000" in text and "2.50 ±0.00" in text and "FAILED" in text and "skipped x: why" in text
     assert "| fakemicro |" in markdown
+
+
+def test_a_run_is_resumed_only_by_its_own_command(tmp_path):
+    from arena import campaign as runs
+    from arena.pipeline import UsageError
+
+    db = Store(tmp_path / "kinds.sqlite")
+    db.start_run("h1", "quick", {"kind": "http"}, {}, "abc", False)
+    with pytest.raises(UsageError, match="h1 is a http run; resume it with its own command"):
+        runs.open_run(db, "h1", "micro", dict)
+    assert db.last_unfinished("micro") is None and db.last_unfinished("http")["name"] == "h1"
