@@ -2,7 +2,8 @@
 
 The program prints one JSON line (spec/micro.md). We run it in a session of its own, watch the
 resident memory of its whole process tree, stop the tree when it outlives its time bound or its
-memory budget, and take its CPU time and peak memory from the kernel when it exits.
+memory budget, and take its CPU time and peak memory from the kernel when it exits (a peak over
+the budget between two looks fails the run too).
 """
 
 from __future__ import annotations
@@ -147,6 +148,9 @@ def run(
 
     if stopped:
         return failed(stopped)
+    if memory_kb is not None and peak is not None and peak > memory_kb:
+        # A run shorter than the poll can peak unseen; the kernel's record of its peak cannot.
+        return failed(f"peaked at {peak // 1024} MiB, over the memory budget of {memory_kb // 1024} MiB")
     if status != 0:
         said = [line.strip() for line in log.read_text(errors="replace").splitlines()[1:] if line.strip()]
         return failed(f"exited with status {status}: {said[-1][:300] if said else 'nothing on stderr'}")
