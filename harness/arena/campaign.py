@@ -27,6 +27,21 @@ def _plan(args: argparse.Namespace) -> dict:
     }
 
 
+def claim(db: Store) -> None:
+    try:
+        db.claim()
+    except StoreBusy as err:
+        raise UsageError(str(err)) from None
+
+
+def interrupted(db: Store, run_id: int, name: str, command: str) -> int:
+    """What Ctrl-C leaves: the finished measurements, and how to go on."""
+    kept = len(db.done_keys(run_id))
+    print(f"\ninterrupted: {kept} measurement(s) of run {name} are stored; "
+          f"continue with ./arena {command} --resume {name}")  # fmt: skip
+    return 130
+
+
 def open_run(db: Store, resume: str | None, kind: str, make_plan) -> tuple[int, str, dict]:
     """The run to work on: the one named by --resume (or the last unfinished one of this kind), else
     a new one with the plan `make_plan()` returns. Returns (id, name, plan)."""
@@ -53,10 +68,7 @@ def run(args: argparse.Namespace) -> int:
     manifests = load(args.impl)
     db = Store()
     try:
-        try:
-            db.claim()
-        except StoreBusy as err:
-            raise UsageError(str(err)) from None
+        claim(db)
         run_id, name, plan = open_run(db, args.resume, "http", lambda: _plan(args))
         chosen = scenarios.load(plan["scenario"]) if args.resume else chosen
         manifests = load(plan["impl"]) if args.resume else manifests
@@ -96,10 +108,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             runner.execute(db, run_id, tasks, users)
         except KeyboardInterrupt:
-            kept = len(db.done_keys(run_id))
-            print(f"\ninterrupted: {kept} measurement(s) of run {name} are stored; "
-                  f"continue with ./arena run --resume {name}")  # fmt: skip
-            return 130
+            return interrupted(db, run_id, name, "run")
         db.finish_run(run_id)
         write_summary(db, run_id)
         return 0

@@ -60,8 +60,9 @@ def parse_budgets(text: str) -> list[int]:
     return budgets
 
 
-def load(names: list[str]) -> list[Manifest]:
-    manifests, errors = catalog.load()
+def load(names: list[str], source=catalog.load) -> list[Manifest]:
+    """The rows named (all when none is named) of the servers, or of `source` (catalog.load_micro)."""
+    manifests, errors = source()
     for error in errors:
         print(f"warning: skipping a manifest: {error}", file=sys.stderr)
     try:

@@ -14,11 +14,11 @@ import time
 from dataclasses import dataclass
 
 from arena import campaign, store
-from arena.catalog import Manifest, ManifestError, load_micro, select
+from arena.catalog import Manifest, load_micro
 from arena.micro import program, suite
 from arena.micro.suite import Bench, Limits, Point, SuiteError
-from arena.pipeline import UsageError, cores_for, machine_cores, parse_budgets, prepare
-from arena.store import Store, StoreBusy
+from arena.pipeline import UsageError, cores_for, load, machine_cores, parse_budgets, prepare
+from arena.store import Store
 from arena.toolchain import Toolchains, runtime_version
 
 FIRST_MAX_PROCS = 1000
@@ -47,35 +47,28 @@ class Task:
         return f"{name:14} {point.bench.id:10} {point.label:34} cpus={self.cpus} rep {self.repetition + 1}"
 
 
-def load_rows(names: list[str]) -> list[Manifest]:
-    manifests, errors = load_micro()
-    for error in errors:
-        print(f"warning: skipping a manifest: {error}")
-    try:
-        return select(manifests, names)
-    except ManifestError as err:
-        raise UsageError(str(err)) from None
-
-
 def plan_tasks(rows: list[Manifest], benches: list[Bench], plan: dict) -> tuple[list[Task], list[str]]:
     """The measurements of a plan, and the (runtime, budget) pairs skipped with the reason."""
-    tasks, skipped = [], []
     machine = len(machine_cores())
-    for repetition in range(plan["repeat"]):
-        for bench in benches:
-            wanted = plan["cpus"] or suite.budgets(bench, plan["suite"], machine)
-            for point in suite.points(bench, plan["suite"]):
-                if point.is_max and repetition > 0:
-                    continue  # the search is long and its answer a single number
-                for manifest in rows:
-                    for cpus in wanted:
-                        if manifest.cpus_for(cpus) != cpus:
-                            note = f"skipped {manifest.name} cpus={cpus}: uses at most {manifest.max_cpus} core(s)"
-                            if note not in skipped:
-                                skipped.append(note)
-                            continue
-                        tasks.append(Task(manifest, point, cpus, repetition))
-    return tasks, skipped
+    budgets = {bench.id: plan["cpus"] or suite.budgets(bench, plan["suite"], machine) for bench in benches}
+    tasks = [
+        Task(manifest, point, cpus, repetition)
+        for repetition in range(plan["repeat"])
+        for bench in benches
+        for point in suite.points(bench, plan["suite"])
+        if repetition == 0 or not point.is_max  # the search is long and its answer a single number
+        for manifest in rows
+        for cpus in budgets[bench.id]
+        if manifest.cpus_for(cpus) == cpus
+    ]
+    skipped = [
+        f"skipped {manifest.name} cpus={cpus}: uses at most {manifest.max_cpus} core(s)"
+        for bench in benches
+        for manifest in rows
+        for cpus in budgets[bench.id]
+        if manifest.cpus_for(cpus) != cpus
+    ]
+    return tasks, list(dict.fromkeys(skipped))
 
 
 def _versions(manifest: Manifest, document: dict | None, cache: dict[str, str]) -> dict:
@@ -92,14 +85,8 @@ def _versions(manifest: Manifest, document: dict | None, cache: dict[str, str]) 
 
 def measure(task: Task, limits: Limits, versions: dict[str, str]) -> store.Measurement:
     point, manifest = task.point, task.manifest
-    arguments = point.arguments()
-    outcome = program.run(manifest, task.cpus, cores_for(task.cpus), arguments, limits.seconds,
-                          limits.run_memory_mb() * 1024)  # fmt: skip
-    failure = outcome.failure
-    if outcome.ok:
-        found = program.problems(outcome.document, point.bench.id, point.mode, point.params, manifest.payload,
-                                 task.cpus)  # fmt: skip
-        failure = "check failed: " + "; ".join(found) if found else ""
+    memory_mb = limits.run_memory_mb()
+    outcome, failure = program.run_point(manifest, task.cpus, point, limits.seconds, memory_mb * 1024)
     if failure:
         metrics = {"failure": failure, "log": str(outcome.log)}
     else:
@@ -109,9 +96,9 @@ def measure(task: Task, limits: Limits, versions: dict[str, str]) -> store.Measu
     return store.Measurement(
         kind="micro", impl=manifest.name, experiment=point.bench.id, point=point.key, cpus=task.cpus,
         repetition=task.repetition, versions=_versions(manifest, outcome.document, versions),
-        parameters={"arguments": arguments, "mode": point.mode, "params": point.params, "payload": manifest.payload,
-                    "cores": cores_for(task.cpus), "limit_s": limits.seconds,
-                    "memory_limit_mb": limits.run_memory_mb()},
+        parameters={"arguments": point.arguments(), "mode": point.mode, "params": point.params,
+                    "payload": manifest.payload, "cores": cores_for(task.cpus), "limit_s": limits.seconds,
+                    "memory_limit_mb": memory_mb},
         metrics=metrics, histograms={}, series=[], server_cpu_s=outcome.cpu_s,
         server_peak_rss_kb=outcome.peak_rss_kb, engine_cpu_s=None, flags=["failed"] if failure else [],
     )  # fmt: skip
@@ -124,13 +111,8 @@ def search_max(task: Task, limits: Limits, versions: dict[str, str], say=print) 
     steps: list[dict] = []
     procs, reached, stopped, document = FIRST_MAX_PROCS, 0, "", None
     while not stopped:
-        params = {"procs": procs}
-        arguments = ["spawn", "--mode", point.mode, "--procs", str(procs)]
-        outcome = program.run(manifest, task.cpus, cores_for(task.cpus), arguments, limits.seconds, budget_mb * 1024)
-        failure = outcome.failure
-        if outcome.ok:
-            found = program.problems(outcome.document, "spawn", point.mode, params, manifest.payload, task.cpus)
-            failure = "check failed: " + "; ".join(found) if found else ""
+        step_point = Point(point.bench, point.mode, {"procs": procs})
+        outcome, failure = program.run_point(manifest, task.cpus, step_point, limits.seconds, budget_mb * 1024)
         step = {"procs": procs, "wall_s": round(outcome.wall_s, 3), "peak_rss_kb": outcome.peak_rss_kb}
         if failure:
             stopped = f"{procs:,} processes: {failure}"
@@ -236,19 +218,16 @@ def _plan(args: argparse.Namespace) -> dict:
 def run(args: argparse.Namespace) -> int:
     try:
         suite.load(args.bench)
-        limits = suite.limits(args.suite)
+        suite.limits(args.suite)
     except SuiteError as err:
         raise UsageError(str(err)) from None
-    load_rows(args.impl)
+    load(args.impl, load_micro)
     db = Store()
     try:
-        try:
-            db.claim()
-        except StoreBusy as err:
-            raise UsageError(str(err)) from None
+        campaign.claim(db)
         run_id, name, plan = campaign.open_run(db, args.resume, "micro", lambda: _plan(args))
         benches, limits = suite.load(plan["bench"]), suite.limits(plan["suite"])
-        rows = load_rows(plan["impl"])
+        rows = load(plan["impl"], load_micro)
         budgets = plan["cpus"] or "each bench's own (spec/micro.toml)"
         print(f"arena micro {name}: suite {plan['suite']}, cpus {budgets}, {plan['repeat']} repetition(s); "
               f"each run bounded by {limits.seconds:g} s and {limits.run_memory_mb()} MiB")  # fmt: skip
@@ -274,10 +253,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             execute(db, run_id, tasks, limits)
         except KeyboardInterrupt:
-            kept = len(db.done_keys(run_id))
-            print(f"\ninterrupted: {kept} measurement(s) of run {name} are stored; "
-                  f"continue with ./arena micro --resume {name}")  # fmt: skip
-            return 130
+            return campaign.interrupted(db, run_id, name, "micro")
         db.finish_run(run_id)
         campaign.write_summary(db, run_id)
         return 0

@@ -25,16 +25,12 @@ BAD_ARGUMENTS = [
 
 def checks(manifest: Manifest, cpus: int, report=lambda result: None) -> list[CheckResult]:
     limits = suite.limits("check")
-    cores = cores_for(cpus)
+    cores, memory_kb = cores_for(cpus), limits.run_memory_mb() * 1024
     results = []
     for bench in suite.load():
         for point in suite.points(bench, "check"):
-            outcome = program.run(manifest, cpus, cores, point.arguments(), limits.seconds,
-                                  limits.run_memory_mb() * 1024)  # fmt: skip
-            found = [outcome.failure] if outcome.failure else []
-            if outcome.ok:
-                found = program.problems(outcome.document, bench.id, point.mode, point.params, manifest.payload, cpus)
-            result = CheckResult(f"{bench.id} {point.label}", not found, outcome.wall_s, "; ".join(found))
+            outcome, failure = program.run_point(manifest, cpus, point, limits.seconds, memory_kb)
+            result = CheckResult(f"{bench.id} {point.label}", not failure, outcome.wall_s, failure)
             report(result)
             results.append(result)
     for arguments in BAD_ARGUMENTS:

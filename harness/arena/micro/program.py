@@ -20,6 +20,8 @@ from pathlib import Path
 import psutil
 
 from arena.catalog import RESULTS, Manifest
+from arena.micro.suite import Point
+from arena.pipeline import cores_for
 from arena.process import cpu_list, stop_tree, tree_of
 
 # Most runs end within a second: a short first pause notices that sooner, then the poll settles
@@ -164,6 +166,15 @@ def run(
     if not isinstance(document, dict):
         return failed("its output is not a JSON object")
     return Outcome(document, "", wall, cpu_s, peak, log, text)
+
+
+def run_point(manifest: Manifest, cpus: int, point: Point, seconds: float, memory_kb: int) -> tuple[Outcome, str]:
+    """Runs one point on the budget's cores and checks its document: (outcome, what went wrong or "")."""
+    outcome = run(manifest, cpus, cores_for(cpus), point.arguments(), seconds, memory_kb)
+    if not outcome.ok:
+        return outcome, outcome.failure
+    found = problems(outcome.document, point.bench.id, point.mode, point.params, manifest.payload, cpus)
+    return outcome, "check failed: " + "; ".join(found) if found else ""
 
 
 def _watch(process: subprocess.Popen, seconds: float, memory_kb: int | None) -> tuple[int | None, object, str]:
