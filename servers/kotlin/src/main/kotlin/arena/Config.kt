@@ -20,7 +20,7 @@ data class Config(
         fun fromEnv(env: Map<String, String>): Config {
             val default = Config()
             return Config(
-                host = env["ARENA_HOST"] ?: default.host,
+                host = env.text("ARENA_HOST") ?: default.host,
                 port = env.int("ARENA_PORT", default.port, 1..65535),
                 cpus = env.int("ARENA_CPUS", default.cpus, 1..Int.MAX_VALUE),
                 bcryptCost = env.int("ARENA_BCRYPT_COST", default.bcryptCost, 4..31),
@@ -28,13 +28,20 @@ data class Config(
                 helloDelayMs = env.int("ARENA_HELLO_DELAY_MS", default.helloDelayMs, 0..Int.MAX_VALUE),
                 helloDelayEvery = env.int("ARENA_HELLO_DELAY_EVERY", default.helloDelayEvery, 1..Int.MAX_VALUE),
                 sortN = env.int("ARENA_SORT_N", default.sortN, 1..MAX_SORT_N),
-                dataDir = env["ARENA_DATA_DIR"]?.let(::Path) ?: default.dataDir,
+                dataDir = env.text("ARENA_DATA_DIR")?.let(::Path) ?: default.dataDir,
             )
         }
     }
 }
 
 class ConfigError(override val message: String) : Exception(message)
+
+/** The value of a text variable, or null when unset; set but empty is malformed, as for the numbers. */
+private fun Map<String, String>.text(name: String): String? {
+    val text = this[name] ?: return null
+    if (text.isEmpty()) throw ConfigError("$name is set but empty")
+    return text
+}
 
 private fun Map<String, String>.int(name: String, default: Int, range: IntRange): Int {
     val text = this[name] ?: return default

@@ -4,6 +4,7 @@ import kotlin.io.path.Path
 import kotlin.test.Test
 import kotlin.test.assertEquals
 import kotlin.test.assertFailsWith
+import kotlin.test.assertTrue
 
 class ConfigTest {
     @Test
@@ -38,9 +39,11 @@ class ConfigTest {
             "ARENA_BCRYPT_COST" to "3", "ARENA_BCRYPT_COST" to "32",
             "ARENA_LONGPOLL_MS" to "-1", "ARENA_HELLO_DELAY_MS" to "-5", "ARENA_HELLO_DELAY_EVERY" to "0",
             "ARENA_SORT_N" to "0", "ARENA_SORT_N" to "200001", "ARENA_SORT_N" to "99999999999",
+            "ARENA_SORT_N" to "", "ARENA_HOST" to "", "ARENA_DATA_DIR" to "",
         )
         for (setting in bad) {
-            assertFailsWith<ConfigError>(setting.toString()) { Config.fromEnv(mapOf(setting)) }
+            val error = assertFailsWith<ConfigError>(setting.toString()) { Config.fromEnv(mapOf(setting)) }
+            assertTrue(error.message.startsWith(setting.first), error.message)
         }
     }
 }
