@@ -11,11 +11,15 @@ import re
 import statistics
 import subprocess
 
-from arena import engine
+from arena import catalog
 from arena.catalog import Toolchain
-from arena.pipeline import UsageError, load, machine_cores, prepare
+from arena.console import Console
+from arena.cores import machine_cores
+from arena.engine import EngineError, LoadEngine
+from arena.errors import UsageError
+from arena.prepare import prepare
 from arena.process import Sampler, cpu_list, free_port, running
-from arena.report import table
+from arena.tables import Cell, Column, Row, Table
 from arena.toolchain import Toolchains
 
 WRK = Toolchain("wrk", ["sh", "-c", "command -v wrk"], "apt-get install -y wrk")
@@ -25,12 +29,20 @@ REQUIRED_RATIO = 0.9
 
 
 def _wrk(port: int, core: int, seconds: int) -> float:
-    command = ["taskset", "--cpu-list", str(core), "wrk", "-t1", f"-c{CONNECTIONS}", f"-d{seconds}s",
-               f"http://127.0.0.1:{port}/"]  # fmt: skip
+    command = [
+        "taskset",
+        "--cpu-list",
+        str(core),
+        "wrk",
+        "-t1",
+        f"-c{CONNECTIONS}",
+        f"-d{seconds}s",
+        f"http://127.0.0.1:{port}/",
+    ]
     done = subprocess.run(command, capture_output=True, text=True, timeout=seconds + 60, check=False)
     found = re.search(r"Requests/sec:\s+([\d.]+)", done.stdout)
     if done.returncode != 0 or not found:
-        raise engine.EngineError(f"wrk failed: {done.stderr.strip() or done.stdout.strip()}")
+        raise EngineError(f"wrk failed: {done.stderr.strip() or done.stdout.strip()}")
     return float(found.group(1))
 
 
@@ -45,25 +57,27 @@ def _scenario(port: int, model: dict) -> dict:
     }
 
 
-def run(impl: str, seconds: int, repeat: int) -> int:
+def run(impl: str, seconds: int, repeat: int, engine: LoadEngine, console: Console) -> int:
     cores = machine_cores()
     if len(cores) < 2:
         raise UsageError("bench-engine needs 2 cores: one for the server, one for the load")
     if not (1 <= seconds <= 120 and 1 <= repeat <= 20):
         raise UsageError("--seconds must be 1..120 and --repeat 1..20")
-    toolchains = Toolchains()
-    (manifest,) = load([impl])
-    if not prepare(manifest, toolchains).ok:
+    toolchains = Toolchains(say=console.line)
+    (manifest,) = catalog.rows([impl], catalog.load, console.warn)
+    if not prepare(manifest, toolchains, console).ok:
         return 1
-    engine.ensure_built(toolchains)
+    engine.ensure(toolchains)
     if not toolchains.ensure_tool(WRK, "bench-engine").ok:
-        raise engine.EngineError("wrk is needed to compare against and could not be installed")
+        raise EngineError("wrk is needed to compare against and could not be installed")
     server_core, load_core = cores[0], cores[1]
     closed = {"kind": "closed", "users": CONNECTIONS, "think_ms": [0, 0], "duration_s": seconds}
-    results: dict[str, list[tuple[float, float]]] = {"wrk": [], "loadgen": []}
+    results: dict[str, list[tuple[float, float]]] = {"wrk": [], engine.name: []}
     port = free_port()
-    print(f"{manifest.name} on core {server_core}; wrk and loadgen take turns on core {load_core}, "
-          f"{CONNECTIONS} connections, {seconds} s each, {repeat} round(s)")  # fmt: skip
+    console.line(
+        f"{manifest.name} on core {server_core}; wrk and {engine.name} take turns on core {load_core}, "
+        f"{CONNECTIONS} connections, {seconds} s each, {repeat} round(s)"
+    )
     with running(manifest, 1, port, cores=[server_core]) as server:
         engine.run(_scenario(port, {"kind": "fixed", "requests": 20_000, "concurrency": 8}), [load_core], 120)
         for round_ in range(repeat):
@@ -71,29 +85,36 @@ def run(impl: str, seconds: int, repeat: int) -> int:
                 rps = _wrk(port, load_core, seconds)
             results["wrk"].append((rps, sampler.cpu_s / seconds))
             with Sampler(server) as sampler:
-                outcome = engine.run(_scenario(port, closed), [load_core], seconds + 60)
-            results["loadgen"].append((outcome["throughput_rps"], sampler.cpu_s / outcome["elapsed_s"]))
-            print(f"  round {round_ + 1}: wrk {results['wrk'][-1][0]:,.0f} req/s, "
-                  f"loadgen {results['loadgen'][-1][0]:,.0f} req/s")  # fmt: skip
+                outcome = engine.run(_scenario(port, closed), [load_core], seconds + 60).result
+            results[engine.name].append((outcome["throughput_rps"], sampler.cpu_s / outcome["elapsed_s"]))
+            console.line(
+                f"  round {round_ + 1}: wrk {results['wrk'][-1][0]:,.0f} req/s, "
+                f"{engine.name} {results[engine.name][-1][0]:,.0f} req/s"
+            )
         open_run = engine.run(
             _scenario(port, {"kind": "open", "rate": OPEN_RATE, "duration_s": seconds * 2, "max_in_flight": 1000}),
-            [load_core], seconds * 2 + 60,
-        )  # fmt: skip
+            [load_core],
+            seconds * 2 + 60,
+        ).result
 
     wrk = statistics.median(r for r, _ in results["wrk"])
-    ours = statistics.median(r for r, _ in results["loadgen"])
-    rows = [
-        [tool, f"{statistics.median(r for r, _ in runs):,.0f}", f"{statistics.median(c for _, c in runs):.0%}"]
-        for tool, runs in results.items()
-    ]
-    print("\n" + table(["tool", "median req/s", "server CPU share"], rows))
+    ours = statistics.median(r for r, _ in results[engine.name])
+    rows = []
+    for tool, runs in results.items():
+        rps, share = statistics.median(r for r, _ in runs), statistics.median(c for _, c in runs)
+        rows.append(Row([Cell(tool), Cell(f"{rps:,.0f}"), Cell(f"{share:.0%}")]))
+    console.line()
+    columns = [Column("tool"), Column("median req/s", numeric=True), Column("server CPU share", numeric=True)]
+    console.table(Table(columns, rows, flags=False))
     ratio = ours / wrk
-    print(f"loadgen / wrk = {ratio:.3f} (required >= {REQUIRED_RATIO})")
+    console.line(f"{engine.name} / wrk = {ratio:.3f} (required >= {REQUIRED_RATIO})")
     achieved = open_run["achieved_arrival_rate"] or 0.0
     completed_rate = open_run["throughput_rps"]
     off = abs(completed_rate - OPEN_RATE) / OPEN_RATE
-    print(f"open model at {OPEN_RATE} req/s for {seconds * 2} s: arrivals {achieved:,.1f}/s, "
-          f"completions {completed_rate:,.1f}/s ({off:.2%} off), dropped {open_run['iterations']['dropped']}, "
-          f"p99 {open_run['all']['latency_us']['p99'] / 1000:.2f} ms")  # fmt: skip
-    print(f"engine cores: {cpu_list([load_core])}")
+    console.line(
+        f"open model at {OPEN_RATE} req/s for {seconds * 2} s: arrivals {achieved:,.1f}/s, "
+        f"completions {completed_rate:,.1f}/s ({off:.2%} off), dropped {open_run['iterations']['dropped']}, "
+        f"p99 {open_run['all']['latency_us']['p99'] / 1000:.2f} ms"
+    )
+    console.line(f"engine cores: {cpu_list([load_core])}")
     return 0 if ratio >= REQUIRED_RATIO and off <= 0.01 else 1

@@ -44,14 +44,20 @@ def tail(path: Path, lines: int = 20) -> str:
         return "(no log)"
 
 
+def up_to_date(manifest: Manifest) -> bool:
+    """Whether the last build was of these very sources and its outputs are still there."""
+    stamp = STAMPS / f"{manifest.build_key}.sha256"
+    outputs_present = all((manifest.folder / out).exists() for out in manifest.build_outputs)
+    return outputs_present and stamp.exists() and stamp.read_text() == source_digest(manifest)
+
+
 def build(manifest: Manifest, force: bool = False) -> BuildResult:
     log = RESULTS / "logs" / f"build-{manifest.build_key}.log"
     log.parent.mkdir(parents=True, exist_ok=True)
     stamp = STAMPS / f"{manifest.build_key}.sha256"
-    digest = source_digest(manifest)
-    outputs_present = all((manifest.folder / out).exists() for out in manifest.build_outputs)
-    if not force and outputs_present and stamp.exists() and stamp.read_text() == digest:
+    if not force and up_to_date(manifest):
         return BuildResult(ok=True, skipped=True, seconds=0.0, log=log)
+    digest = source_digest(manifest)
 
     started = time.monotonic()
     with log.open("w") as out:

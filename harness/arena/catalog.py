@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import os
 import tomllib
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
+
+from arena.errors import ArenaError, UsageError
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = ROOT / "spec"
@@ -22,7 +25,7 @@ PAYLOADS = ("copied", "shared")
 RESULTS = Path(os.environ.get("ARENA_RESULTS") or ROOT / "results")
 
 
-class ManifestError(Exception):
+class ManifestError(ArenaError):
     """A manifest that is missing, unreadable or incomplete."""
 
 
@@ -55,7 +58,6 @@ class Manifest:
     ready_timeout: float = 60.0
     payload: str = ""  # micro-benchmarks: what an idiomatic send does, "copied" or "shared"
     unavailable: str = ""  # why this runtime cannot be had here at all (the row stays, with the reason)
-    notes: list[str] = field(default_factory=list)
 
     @property
     def build_key(self) -> str:
@@ -248,5 +250,33 @@ def select(manifests: list[Manifest], names: list[str]) -> list[Manifest]:
     unknown = [n for n in names if n not in by_name]
     if unknown:
         known = ", ".join(by_name) or "none"
-        raise ManifestError(f"unknown implementation(s): {', '.join(unknown)} (known: {known})")
+        raise UsageError(f"unknown implementation(s): {', '.join(unknown)} (known: {known})")
     return [by_name[n] for n in names]
+
+
+Source = Callable[[], tuple[list[Manifest], list[ManifestError]]]
+
+
+def rows(names: list[str], source: Source, warn: Callable[[str], None]) -> list[Manifest]:
+    """The rows of `source` (load or load_micro) named, all when none is; `warn` hears of every
+    manifest skipped because it does not parse."""
+    manifests, errors = source()
+    for error in errors:
+        warn(f"skipping a manifest: {error}")
+    return select(manifests, names)
+
+
+def servers_and_micro(names: list[str], warn: Callable[[str], None]) -> tuple[list[Manifest], list[Manifest]]:
+    """The REST servers and the micro-benchmark rows named (all when none is named); a name may be
+    both (servers/go and micro/go), and must be one of them."""
+    groups = []
+    for manifests, errors in (load(), load_micro()):
+        for error in errors:
+            warn(f"skipping a manifest: {error}")
+        groups.append(manifests)
+    known = {m.name for group in groups for m in group}
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise UsageError(f"unknown implementation(s): {', '.join(unknown)} (known: {', '.join(sorted(known))})")
+    servers, micro = ([m for m in group if not names or m.name in names] for group in groups)
+    return servers, micro

@@ -1,20 +1,34 @@
-"""The `arena` command line: list, build, start, verify, run, micro, report, test."""
+"""The `arena` command line: list, build, start, verify, run, micro, report, bench-engine, test.
+
+Every problem the user can act on arrives here as an ArenaError and leaves as one line on stderr
+and an exit status; Ctrl-C and SIGTERM as status 130 after every server is stopped.
+"""
 
 from __future__ import annotations
 
 import argparse
 import signal
-import sys
 import time
 
-from arena import benchmark, campaign, testsuite
+from arena import benchmark, catalog, cores, lifecycle, testsuite, verify
 from arena import build as builder
 from arena.catalog import Manifest
-from arena.micro import campaign as micro_campaign
-from arena.pipeline import UsageError, cores_for, cpu_budgets, load, load_both, prepare, verify_one
-from arena.process import ServerError, running
-from arena.report import table
+from arena.console import Console
+from arena.errors import ArenaError, UsageError
+from arena.kind import Kind
+from arena.loadgen import Loadgen
+from arena.micro.kind import MicroKind
+from arena.prepare import prepare
+from arena.process import running
+from arena.rest.kind import RestKind
+from arena.tables import Cell, Column, Row, Table
 from arena.toolchain import Toolchains, runtime_version
+
+
+def kinds() -> dict[str, Kind]:
+    """Every kind of measurement, by the name its runs are stored with."""
+    return {kind.name: kind for kind in (RestKind(Loadgen()), MicroKind())}
+
 
 # --- commands ----------------------------------------------------------------------------------
 
@@ -25,45 +39,70 @@ def _status(m: Manifest, toolchains: Toolchains) -> tuple[str, str]:
         return "-", f"unavailable: {m.unavailable}"
     state = toolchains.check(m)
     if not state.ok:
-        return "-", f"unavailable: {state.reason} (installed on build)"
+        return "not installed", f"{state.reason}: ./arena build {m.name} installs it"
     return runtime_version(m), "available"
 
 
-def cmd_list(args: argparse.Namespace) -> int:
-    toolchains = Toolchains()
-    servers, micro = load_both(args.impl)
-    if servers:
-        rows = []
-        for m in servers:
+def _cores(m: Manifest) -> str:
+    return "-" if m.unavailable else "any" if m.max_cpus == 0 else str(m.max_cpus)
+
+
+def cmd_list(args: argparse.Namespace, console: Console) -> int:
+    toolchains = Toolchains(say=console.line)
+    servers, micro = catalog.servers_and_micro(args.impl, console.warn)
+    for title, rows, middle in (
+        ("REST implementations (servers/)", servers, "framework"),
+        ("micro-benchmarks (micro/)", micro, "concurrency"),
+    ):
+        if not rows:
+            continue
+        columns = [
+            Column("impl"),
+            Column("language", essential=False),
+            Column("runtime", essential=False),
+            Column("runtime version"),
+            Column(middle, essential=False),
+            Column("seeds", essential=False),
+            Column("max cores"),
+            Column("status"),
+            Column("cores: how", essential=False),
+        ]
+        if rows is micro:
+            columns.insert(5, Column("payload"))
+        body = []
+        for m in rows:
             version, status = _status(m, toolchains)
-            cores = "any" if m.max_cpus == 0 else str(m.max_cpus)
-            rows.append([m.name, m.language, version, m.framework, ",".join(m.seeds) or "none", cores, status])
-        print("REST implementations (servers/)")
-        print(table(["impl", "language", "runtime version", "framework", "seeds", "max cores", "status"], rows))
-    if micro:
-        rows = []
-        for m in micro:
-            version, status = _status(m, toolchains)
-            cores = "-" if m.unavailable else "any" if m.max_cpus == 0 else str(m.max_cpus)
-            rows.append([m.name, m.language, version, m.framework, m.payload or "-", ",".join(m.seeds) or "none",
-                         cores, status])  # fmt: skip
-        print("\nmicro-benchmarks (micro/)" if servers else "micro-benchmarks (micro/)")
-        headers = ["impl", "language", "runtime version", "concurrency", "payload", "seeds", "max cores", "status"]
-        print(table(headers, rows))
+            cells = [
+                Cell(m.name),
+                Cell(m.language),
+                Cell(m.runtime),
+                Cell(version),
+                Cell(m.framework),
+                Cell(",".join(m.seeds) or "none"),
+                Cell(_cores(m)),
+                Cell(status),
+                Cell(m.cores_how),
+            ]
+            if rows is micro:
+                cells.insert(5, Cell(m.payload or "-"))
+            body.append(Row(cells))
+        console.line(title if rows is servers or not servers else f"\n{title}", style="bold")
+        console.table(Table(columns, body, flags=False))
     return 0
 
 
-def cmd_build(args: argparse.Namespace) -> int:
-    toolchains = Toolchains()
-    servers, micro = load_both(args.impl)
+def cmd_build(args: argparse.Namespace, console: Console) -> int:
+    toolchains = Toolchains(say=console.line)
+    servers, micro = catalog.servers_and_micro(args.impl, console.warn)
+    if not args.impl:
+        with console.working("building the load engine"):
+            Loadgen().ensure(toolchains)
+        console.line("  load engine: built")
     builds: dict[str, Manifest] = {}
     for m in servers + micro:
-        if m.unavailable:
-            print(f"  {m.name}: unavailable: {m.unavailable}")
-        else:
-            builds.setdefault(m.build_key, m)  # a variant shares its folder's build
-    prepared = [prepare(m, toolchains, force=args.force) for m in builds.values()]
-    return 0 if all(p.ok for p in prepared) else 1
+        builds.setdefault(m.build_key, m)  # a variant shares its folder's build
+    prepared = [prepare(m, toolchains, console, force=args.force) for m in builds.values()]
+    return 0 if all(p.ok or p.manifest.unavailable for p in prepared) else 1
 
 
 def parse_settings(pairs: list[str]) -> dict[str, str]:
@@ -76,76 +115,75 @@ def parse_settings(pairs: list[str]) -> dict[str, str]:
     return settings
 
 
-def cmd_start(args: argparse.Namespace) -> int:
+def cmd_start(args: argparse.Namespace, console: Console) -> int:
     if not 1 <= args.port <= 65535:
         raise UsageError(f"--port {args.port}: choose 1..65535")
     settings = parse_settings(args.set)
-    cores = cores_for(args.cpus)
-    (manifest,) = load([args.impl])
+    cores.check_budget(args.cpus)
+    (manifest,) = catalog.rows([args.impl], catalog.load, console.warn)
     if manifest.cpus_for(args.cpus) != args.cpus:
         raise UsageError(f"{manifest.name} uses at most {manifest.max_cpus} core(s); --cpus {args.cpus} is too many")
-    if not prepare(manifest, Toolchains()).ok:
+    if not prepare(manifest, Toolchains(say=console.line), console).ok:
         return 1
-    with running(manifest, args.cpus, args.port, settings, cores) as server:
-        print(
-            f"{manifest.name} serves http://127.0.0.1:{args.port}/ on core(s) {cores}; "
-            f"log {server.log}\nCtrl-C stops it.",
-            flush=True,
-        )
+    taken = cores.take(args.cpus)
+    with running(manifest, args.cpus, args.port, settings, taken) as server:
+        console.line(f"{manifest.name} serves http://127.0.0.1:{args.port}/ on core(s) {taken}; log {server.log}")
+        console.line("Ctrl-C stops it.")
         while server.alive():
             time.sleep(0.5)
-        print(
-            f"{manifest.name} exited by itself (status {server.process.returncode}); log tail:\n"
-            f"{builder.tail(server.log)}"
-        )
+        console.line(f"{manifest.name} exited by itself (status {server.process.returncode}); log tail:")
+        console.line(builder.tail(server.log))
         return 1
 
 
-def cmd_verify(args: argparse.Namespace) -> int:
-    budgets = cpu_budgets(args.cpus)
-    toolchains = Toolchains()
+def cmd_verify(args: argparse.Namespace, console: Console) -> int:
+    budgets = cores.verified_budgets(args.cpus)
+    toolchains = Toolchains(say=console.line)
     rows, all_ok = [], True
-    for manifest in load(args.impl):
-        prepared = prepare(manifest, toolchains)
+    for manifest in catalog.rows(args.impl, catalog.load, console.warn):
+        prepared = prepare(manifest, toolchains, console)
         for cpus in budgets:
             if not prepared.ok:
-                rows.append([manifest.name, cpus, "unavailable", prepared.reason])
+                rows.append(Row([Cell(manifest.name), Cell(str(cpus)), Cell("unavailable"), Cell(prepared.reason)]))
                 all_ok = False
                 continue
-            ok, outcome = verify_one(manifest, cpus)
-            skipped = outcome.startswith("skipped")
-            all_ok &= ok or skipped
-            rows.append([manifest.name, cpus, "skipped" if skipped else "pass" if ok else "FAIL", outcome])
-    print()
-    print(table(["impl", "cpus", "conformance", "detail"], rows))
+            verdict = verify.suite(manifest, cpus, console, verbose=True)
+            all_ok &= verdict.status != "failed"
+            shown = {"passed": "pass", "failed": "FAIL", "skipped": "skipped"}[verdict.status]
+            rows.append(Row([Cell(manifest.name), Cell(str(cpus)), Cell(shown), Cell(verdict.detail)]))
+    console.line()
+    columns = [Column("impl"), Column("cpus", numeric=True), Column("conformance"), Column("detail")]
+    console.table(Table(columns, rows, flags=False))
     return 0 if all_ok else 1
 
 
-def cmd_run(args: argparse.Namespace) -> int:
-    return campaign.run(args)
+def cmd_run(args: argparse.Namespace, console: Console) -> int:
+    return lifecycle.run(kinds()["http"], args, console)
 
 
-def cmd_micro(args: argparse.Namespace) -> int:
-    return micro_campaign.run(args)
+def cmd_micro(args: argparse.Namespace, console: Console) -> int:
+    return lifecycle.run(kinds()["micro"], args, console)
 
 
-def cmd_report(args: argparse.Namespace) -> int:
-    return campaign.report(args.run)
+def cmd_report(args: argparse.Namespace, console: Console) -> int:
+    return lifecycle.report(args.run, kinds(), console)
 
 
-def cmd_bench_engine(args: argparse.Namespace) -> int:
-    return benchmark.run(args.impl, args.seconds, args.repeat)
+def cmd_bench_engine(args: argparse.Namespace, console: Console) -> int:
+    return benchmark.run(args.impl, args.seconds, args.repeat, Loadgen(), console)
 
 
-def cmd_test(args: argparse.Namespace) -> int:
-    return testsuite.run(args.impl)
+def cmd_test(args: argparse.Namespace, console: Console) -> int:
+    return testsuite.run(args.impl, Loadgen(), console)
 
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="arena", description="Compare how server runtimes handle concurrency.")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    tables = argparse.ArgumentParser(add_help=False)
+    tables.add_argument("--wide", action="store_true", help="every column of every table, wrapped to the window")
 
-    s = sub.add_parser("list", help="implementations, availability, versions")
+    s = sub.add_parser("list", parents=[tables], help="implementations, availability, versions")
     s.add_argument("impl", nargs="*")
     s.set_defaults(func=cmd_list)
 
@@ -167,42 +205,35 @@ def parser() -> argparse.ArgumentParser:
     )
     s.set_defaults(func=cmd_start)
 
-    s = sub.add_parser("verify", help="conformance checks on live servers")
+    s = sub.add_parser("verify", parents=[tables], help="conformance checks on live servers")
     s.add_argument("impl", nargs="*")
     s.add_argument("--cpus", help="core budgets, e.g. 1 or 1,2 (default: 1,2)")
     s.set_defaults(func=cmd_verify)
 
-    s = sub.add_parser("run", help="the main job: install, build, verify, measure every experiment, report")
-    s.add_argument("--suite", choices=["quick", "paper"], default="quick")
+    runs = argparse.ArgumentParser(add_help=False, parents=[tables])
+    runs.add_argument("--suite", choices=["quick", "paper"], default="quick")
+    runs.add_argument("--repeat", type=int, default=3, help="repetitions of every point (default 3)")
+    runs.add_argument(
+        "--resume",
+        nargs="?",
+        const="last",
+        metavar="RUN",
+        help="continue an interrupted run of this command (default: the last one); its options are kept",
+    )
+
+    s = sub.add_parser("run", parents=[runs], help="the main job: install, build, verify, measure, report")
     s.add_argument("--impl", nargs="*", default=[], help="implementations (default: all available)")
     s.add_argument("--scenario", nargs="*", default=[], help="experiments of spec/scenarios/ (default: all)")
     s.add_argument("--cpus", help="core budgets, e.g. 1 or 1,2 (default: 1, 2, 4, … leaving a core for the engine)")
-    s.add_argument("--repeat", type=int, default=3, help="repetitions of every point (default 3)")
-    s.add_argument(
-        "--resume",
-        nargs="?",
-        const="last",
-        metavar="RUN",
-        help="continue an interrupted run (default: the last one); its options are kept",
-    )
     s.set_defaults(func=cmd_run)
 
-    s = sub.add_parser("micro", help="the actor and process micro-benchmarks of spec/micro.md, measured and reported")
-    s.add_argument("--suite", choices=["quick", "paper"], default="quick")
+    s = sub.add_parser("micro", parents=[runs], help="the actor and process micro-benchmarks of spec/micro.md")
     s.add_argument("--impl", nargs="*", default=[], help="runtimes of micro/ (default: all available)")
     s.add_argument("--bench", nargs="*", default=[], help="pingping pingpong spawn throughput ring (default: all)")
     s.add_argument("--cpus", help="core budgets, e.g. 1 or 1,2 (default: each bench's own, spec/micro.toml)")
-    s.add_argument("--repeat", type=int, default=3, help="repetitions of every point (default 3)")
-    s.add_argument(
-        "--resume",
-        nargs="?",
-        const="last",
-        metavar="RUN",
-        help="continue an interrupted micro run (default: the last one); its options are kept",
-    )
     s.set_defaults(func=cmd_micro)
 
-    s = sub.add_parser("report", help="print a stored run's summary again and rewrite its summary.md")
+    s = sub.add_parser("report", parents=[tables], help="print a stored run's summary again, rewrite its summary.md")
     s.add_argument("run", nargs="?", default="last", help="run name (default: the last run)")
     s.set_defaults(func=cmd_report)
 
@@ -224,18 +255,16 @@ def _terminate(signum: int, _frame: object) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    console = Console(wide=getattr(args, "wide", False))
     # Both stop the command the same way, through KeyboardInterrupt, even when the shell that
     # started us in the background had told SIGINT to be ignored.
     signal.signal(signal.SIGTERM, _terminate)
     signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
-        return args.func(args)
-    except UsageError as err:
-        print(f"arena: {err}", file=sys.stderr)
-        return 2
-    except ServerError as err:
-        print(f"arena: {err}", file=sys.stderr)
-        return 1
+        return args.func(args, console)
+    except ArenaError as err:
+        console.error(err.line())
+        return err.status
     except KeyboardInterrupt:
-        print("\narena: interrupted; every server it started has been stopped", file=sys.stderr)
+        console.error("interrupted; every server it started has been stopped")
         return 130

@@ -23,11 +23,12 @@ import psutil
 
 from arena.build import tail
 from arena.catalog import RESULTS, SPEC, Manifest
+from arena.errors import ArenaError
 
 STOP_GRACE = 5.0
 
 
-class ServerError(Exception):
+class ServerError(ArenaError):
     """The server could not be started or did not become ready; the message has its log tail."""
 
 
@@ -156,6 +157,13 @@ class Server:
 
     def alive(self) -> bool:
         return self.process is not None and self.process.poll() is None
+
+    def output(self) -> str:
+        """What the server printed: its log without the command line written there first."""
+        try:
+            return self.log.read_text(errors="replace").split("\n", 1)[1] if self.log else ""
+        except (OSError, IndexError):
+            return ""
 
     def tree(self) -> list[psutil.Process]:
         return tree_of(self.process)

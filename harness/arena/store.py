@@ -1,7 +1,8 @@
 """results/arena.sqlite: every run and every measurement, with its provenance and validity flags.
 
 A measurement is written in one transaction as soon as it is finished, so an interrupted run keeps
-everything it finished, and `--resume` finds what is left by its key.
+everything it finished, and `--resume` finds what is left by its key. A store written before
+measurements had a typed outcome (schema 0) is upgraded in place when it is opened.
 """
 
 from __future__ import annotations
@@ -15,19 +16,24 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.catalog import RESULTS
+from arena.errors import ArenaError
+from arena.measurement import Measurement, Outcome, decode, encode
 
-SCHEMA = """
+SCHEMA_VERSION = 1
+TABLES = [
+    """
 CREATE TABLE IF NOT EXISTS runs (
     id INTEGER PRIMARY KEY,
     name TEXT UNIQUE NOT NULL,        -- also the folder results/<name>/
     started REAL NOT NULL,
     finished REAL,                    -- NULL while running or when interrupted
     suite TEXT NOT NULL,
-    plan TEXT NOT NULL,               -- JSON: the options the run was started with
+    plan TEXT NOT NULL,               -- JSON: the kind and the options the run was started with
     host TEXT NOT NULL,               -- JSON: CPU model, cores, kernel, memory
     git_commit TEXT NOT NULL,
     git_dirty INTEGER NOT NULL
-);
+)""",
+    """
 CREATE TABLE IF NOT EXISTS measurements (
     id INTEGER PRIMARY KEY,
     run_id INTEGER NOT NULL REFERENCES runs(id),
@@ -38,55 +44,54 @@ CREATE TABLE IF NOT EXISTS measurements (
     cpus INTEGER NOT NULL,
     repetition INTEGER NOT NULL,
     created REAL NOT NULL,
+    outcome TEXT NOT NULL CHECK (outcome IN ('measured', 'failed', 'not run')),
+    reason TEXT NOT NULL,             -- why it failed or was not run; '' when measured
     versions TEXT NOT NULL,           -- JSON: runtime, framework, libraries, engine
-    parameters TEXT NOT NULL,         -- JSON: the full engine scenario and server settings
-    metrics TEXT NOT NULL,            -- JSON: summary numbers (rps, ok, percentiles, ...)
-    histograms TEXT NOT NULL,         -- JSON: step -> serialized HdrHistogram (base64)
-    series TEXT NOT NULL,             -- JSON: per-second series
-    server_cpu_s REAL,
-    server_peak_rss_kb INTEGER,
-    engine_cpu_s REAL,
-    flags TEXT NOT NULL,              -- JSON list: noisy, engine-bound, errors, crashed, ...
+    parameters TEXT NOT NULL,         -- JSON: what was asked (engine scenario, settings, cores, ...)
+    flags TEXT NOT NULL,              -- JSON list: engine-bound, errors, crashed, shared-cores
+    payload TEXT,                     -- JSON {"type": ..., ...}: the kind's own result, or NULL
     UNIQUE (run_id, kind, impl, experiment, point, cpus, repetition)
-);
+)""",
+    """
 CREATE TABLE IF NOT EXISTS notes (    -- what a run skipped, and why
     run_id INTEGER NOT NULL REFERENCES runs(id),
     text TEXT NOT NULL,
     UNIQUE (run_id, text)
-);
-"""
+)""",
+]
+MEASUREMENTS = TABLES[1]
 
 
-class StoreBusy(Exception):
+class StoreBusy(ArenaError):
     """Another process is running measurements on the same results folder."""
 
 
-@dataclass
-class Measurement:
-    kind: str
-    impl: str
-    experiment: str
-    point: str
-    cpus: int
-    repetition: int
-    versions: dict
-    parameters: dict
-    metrics: dict
-    histograms: dict
-    series: list
-    server_cpu_s: float | None
-    server_peak_rss_kb: int | None
-    engine_cpu_s: float | None
-    flags: list[str]
+@dataclass(frozen=True)
+class Run:
+    id: int
+    name: str
+    kind: str  # 'http' for `arena run`, 'micro' for `arena micro`
+    suite: str
+    plan: dict
+    host: dict
+    git_commit: str
+    git_dirty: bool
+    finished: float | None
 
-
-def run_kind(row: sqlite3.Row) -> str:
-    """What a run measured: 'http' (runs from before micro-benchmarks have no kind) or 'micro'."""
-    return json.loads(row["plan"]).get("kind", "http")
-
-
-def key_of(kind: str, impl: str, experiment: str, point: str, cpus: int, repetition: int) -> tuple:
-    return (kind, impl, experiment, point, cpus, repetition)
+    @staticmethod
+    def of(row: sqlite3.Row) -> Run:
+        plan = json.loads(row["plan"])
+        return Run(
+            id=row["id"],
+            name=row["name"],
+            kind=plan.get("kind", "http"),  # runs from before micro-benchmarks have no kind
+            suite=row["suite"],
+            plan=plan,
+            host=json.loads(row["host"]),
+            git_commit=row["git_commit"],
+            git_dirty=bool(row["git_dirty"]),
+            finished=row["finished"],
+        )
 
 
 class Store:
@@ -95,7 +100,21 @@ class Store:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.db = sqlite3.connect(self.path)
         self.db.row_factory = sqlite3.Row
-        self.db.executescript(SCHEMA)
+        # One explicit transaction: an upgrade that fails half-way leaves the store as it was.
+        try:
+            self.db.execute("BEGIN")
+            if "metrics" in self._columns("measurements"):
+                _upgrade_from_0(self.db)
+            for table in TABLES:
+                self.db.execute(table)
+            self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            self.db.commit()
+        except (sqlite3.Error, KeyError, ValueError) as err:
+            self.db.rollback()
+            raise ArenaError(f"{self.path}: cannot open or upgrade the store: {err}") from err
+
+    def _columns(self, table: str) -> set[str]:
+        return {row["name"] for row in self.db.execute(f"PRAGMA table_info({table})")}
 
     def claim(self) -> None:
         """Makes this process the only one measuring: two runs at once would disturb each other's
@@ -113,29 +132,36 @@ class Store:
         self._lock.flush()
 
     def close(self) -> None:
+        """Closes the database and gives up the claim, if this store holds it."""
         self.db.close()
+        if hasattr(self, "_lock"):
+            self._lock.close()
 
-    def start_run(self, name: str, suite: str, plan: dict, host: dict, commit: str, dirty: bool) -> int:
+    def start_run(self, name: str, suite: str, plan: dict, host: dict, commit: str, dirty: bool) -> Run:
+        """A new run named `name`, or `name-2`, `name-3`, ... when runs started within the same second."""
+        taken = {row[0] for row in self.db.execute("SELECT name FROM runs WHERE name GLOB ?", (f"{name}*",))}
+        unique = next(n for n in (name, *(f"{name}-{i}" for i in range(2, len(taken) + 2))) if n not in taken)
         with self.db:
             cursor = self.db.execute(
                 "INSERT INTO runs (name, started, suite, plan, host, git_commit, git_dirty) VALUES (?,?,?,?,?,?,?)",
-                (name, time.time(), suite, json.dumps(plan), json.dumps(host), commit, int(dirty)),
+                (unique, time.time(), suite, json.dumps(plan), json.dumps(host), commit, int(dirty)),
             )
-        return int(cursor.lastrowid)
+        return self._run("id = ?", cursor.lastrowid)
 
-    def run_by_id(self, run_id: int) -> sqlite3.Row | None:
-        return self.db.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
+    def _run(self, where: str, *args: object) -> Run | None:
+        row = self.db.execute(f"SELECT * FROM runs WHERE {where} ORDER BY id DESC LIMIT 1", args).fetchone()
+        return Run.of(row) if row else None
 
-    def last_run(self) -> sqlite3.Row | None:
-        return self.db.execute("SELECT * FROM runs ORDER BY id DESC LIMIT 1").fetchone()
+    def last_run(self) -> Run | None:
+        return self._run("1")
 
-    def run_by_name(self, name: str) -> sqlite3.Row | None:
-        return self.db.execute("SELECT * FROM runs WHERE name = ?", (name,)).fetchone()
+    def run_by_name(self, name: str) -> Run | None:
+        return self._run("name = ?", name)
 
-    def last_unfinished(self, kind: str) -> sqlite3.Row | None:
+    def last_unfinished(self, kind: str) -> Run | None:
         """The newest unfinished run of a kind ('http' for `arena run`, 'micro' for `arena micro`)."""
         rows = self.db.execute("SELECT * FROM runs WHERE finished IS NULL ORDER BY id DESC")
-        return next((row for row in rows if run_kind(row) == kind), None)
+        return next((run for run in map(Run.of, rows) if run.kind == kind), None)
 
     def finish_run(self, run_id: int) -> None:
         with self.db:
@@ -158,15 +184,24 @@ class Store:
         with self.db:
             self.db.execute(
                 """INSERT INTO measurements (run_id, kind, impl, experiment, point, cpus, repetition, created,
-                   versions, parameters, metrics, histograms, series, server_cpu_s, server_peak_rss_kb,
-                   engine_cpu_s, flags) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)""",
+                   outcome, reason, versions, parameters, flags, payload) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)""",
                 (
-                    run_id, m.kind, m.impl, m.experiment, m.point, m.cpus, m.repetition, time.time(),
-                    json.dumps(m.versions), json.dumps(m.parameters), json.dumps(m.metrics),
-                    json.dumps(m.histograms), json.dumps(m.series), m.server_cpu_s, m.server_peak_rss_kb,
-                    m.engine_cpu_s, json.dumps(m.flags),
+                    run_id,
+                    m.kind,
+                    m.impl,
+                    m.experiment,
+                    m.point,
+                    m.cpus,
+                    m.repetition,
+                    time.time(),
+                    m.outcome.value,
+                    m.reason,
+                    json.dumps(m.versions),
+                    json.dumps(m.parameters),
+                    json.dumps(m.flags),
+                    encode(m.payload),
                 ),
-            )  # fmt: skip
+            )
 
     def measurements(self, run_id: int) -> list[Measurement]:
         rows = self.db.execute("SELECT * FROM measurements WHERE run_id = ? ORDER BY id", (run_id,))
@@ -178,15 +213,100 @@ class Store:
                 point=r["point"],
                 cpus=r["cpus"],
                 repetition=r["repetition"],
+                outcome=Outcome(r["outcome"]),
+                reason=r["reason"],
                 versions=json.loads(r["versions"]),
                 parameters=json.loads(r["parameters"]),
-                metrics=json.loads(r["metrics"]),
-                histograms=json.loads(r["histograms"]),
-                series=json.loads(r["series"]),
-                server_cpu_s=r["server_cpu_s"],
-                server_peak_rss_kb=r["server_peak_rss_kb"],
-                engine_cpu_s=r["engine_cpu_s"],
                 flags=json.loads(r["flags"]),
+                payload=decode(r["payload"]),
             )
             for r in rows
         ]
+
+
+# --- schema 0: outcomes were sentinel keys inside `metrics` ----------------------------------------
+
+_V0_MICRO_RUN = ("elapsed_s", "wall_s", "check")
+
+
+def _upgrade_from_0(db: sqlite3.Connection) -> None:
+    """Rewrites every measurement of a schema-0 store in the envelope-and-payload shape, in the
+    transaction the caller holds. The payloads written are those of rest/result.py (HttpResult) and
+    micro/result.py (ProgramRun, SpawnSearch)."""
+    db.execute("ALTER TABLE measurements RENAME TO measurements_v0")
+    db.execute(MEASUREMENTS)
+    for row in db.execute("SELECT * FROM measurements_v0 ORDER BY id").fetchall():
+        outcome, reason, flags, payload = _upgraded(row)
+        db.execute(
+            """INSERT INTO measurements (id, run_id, kind, impl, experiment, point, cpus, repetition, created,
+               outcome, reason, versions, parameters, flags, payload) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)""",
+            (
+                row["id"],
+                row["run_id"],
+                row["kind"],
+                row["impl"],
+                row["experiment"],
+                row["point"],
+                row["cpus"],
+                row["repetition"],
+                row["created"],
+                outcome,
+                reason,
+                row["versions"],
+                row["parameters"],
+                json.dumps(flags),
+                json.dumps(payload) if payload else None,
+            ),
+        )
+    db.execute("DROP TABLE measurements_v0")
+
+
+def _upgraded(row: sqlite3.Row) -> tuple[str, str, list[str], dict | None]:
+    """(outcome, reason, flags, payload) of one schema-0 measurement."""
+    metrics, series = json.loads(row["metrics"]), json.loads(row["series"])
+    flags = [flag for flag in json.loads(row["flags"]) if flag != "failed"]  # now an outcome
+    usage = {"cpu_s": row["server_cpu_s"], "peak_rss_kb": row["server_peak_rss_kb"]}
+    if metrics.get("not_run"):
+        return "not run", metrics["failure"].removeprefix("not run: "), flags, None
+    if row["kind"] == "micro" and "max_procs" in metrics:
+        found = {
+            k: metrics.get(k) for k in ("max_procs", "budget_mb", "stopped_by", "us_per_spawn", "bytes_per_process")
+        }
+        search = {"type": "SpawnSearch", **found, "steps": series}
+        if metrics["max_procs"]:
+            return "measured", "", flags, search
+        return "failed", metrics["stopped_by"], flags, search
+    if "failure" in metrics:
+        if row["kind"] == "micro":
+            failed_run = {
+                "type": "ProgramRun",
+                "metric": {},
+                "check": {},
+                "elapsed_s": None,
+                "wall_s": None,
+                **usage,
+                "log": metrics.get("log", ""),
+            }
+            return "failed", metrics["failure"], flags, failed_run
+        return "failed", metrics["failure"], flags, None
+    if row["kind"] == "micro":
+        program = {
+            "type": "ProgramRun",
+            "metric": {k: v for k, v in metrics.items() if k not in _V0_MICRO_RUN},
+            "check": metrics.get("check", {}),
+            "elapsed_s": metrics.get("elapsed_s"),
+            "wall_s": metrics.get("wall_s"),
+            **usage,
+            "log": "",
+        }
+        return "measured", "", flags, program
+    http = {
+        "type": "HttpResult",
+        "metrics": metrics,
+        "histograms": json.loads(row["histograms"]),
+        "series": series,
+        "server_cpu_s": row["server_cpu_s"],
+        "server_peak_rss_kb": row["server_peak_rss_kb"],
+        "engine_cpu_s": row["engine_cpu_s"],
+    }
+    return "measured", "", flags, http

@@ -12,12 +12,15 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena import engine
+from arena import catalog, cores, verify
 from arena.build import tail
 from arena.catalog import RESULTS, ROOT, Manifest
+from arena.checks import verdict
+from arena.console import Console, indent
+from arena.engine import EngineError
+from arena.loadgen import LOADGEN, Loadgen
 from arena.micro import conformance as micro_conformance
-from arena.pipeline import cpu_budgets, load_both, prepare, print_check, verify_one
-from arena.report import indent
+from arena.prepare import prepare
 from arena.toolchain import Toolchains
 
 STEP_TIMEOUT = 1800
@@ -39,11 +42,21 @@ def last_summary(log: Path) -> str:
     return (counted or lines or ["no output"])[-1]
 
 
-def command_step(name: str, command: list[str], cwd: Path, log_name: str) -> Step:
+def command_step(name: str, command: list[str], cwd: Path, log_name: str, console: Console) -> Step:
     """Runs a test command with its output in a log; shows its last line, or its tail on failure."""
     log = RESULTS / "logs" / f"test-{log_name}.log"
     log.parent.mkdir(parents=True, exist_ok=True)
-    print(f"  {name}...", end="", flush=True)
+    with console.working(f"  {name}"):
+        ok, detail = _run(command, cwd, log)
+    if ok:
+        summary = last_summary(log)
+        console.line(f"  {name}: passed ({summary})")
+        return Step(name, "passed", summary)
+    console.line(f"  {name}: FAILED: {detail}; log {log}\n{indent(tail(log, 40))}")
+    return Step(name, "failed", detail)
+
+
+def _run(command: list[str], cwd: Path, log: Path) -> tuple[bool, str]:
     try:
         with log.open("w") as out:
             done = subprocess.run(
@@ -55,100 +68,109 @@ def command_step(name: str, command: list[str], cwd: Path, log_name: str) -> Ste
         ok, detail = False, f"command not found: {command[0]}"
     except subprocess.TimeoutExpired:
         ok, detail = False, f"timed out after {STEP_TIMEOUT} s"
-    if ok:
-        summary = last_summary(log)
-        print(f" passed ({summary})")
-        return Step(name, "passed", summary)
-    print(f" FAILED: {detail}; log {log}\n{indent(tail(log, 40))}")
-    return Step(name, "failed", detail)
+    return ok, detail
 
 
-def engine_steps(toolchains: Toolchains) -> list[Step]:
+def engine_steps(engine: Loadgen, toolchains: Toolchains, console: Console) -> list[Step]:
     """The load engine: built (the harness's integration tests use it), formatted, linted, tested."""
-    print("  load engine: building...", end="", flush=True)
     try:
-        engine.ensure_built(toolchains)
-    except engine.EngineError as err:
-        print(f" FAILED: {err}")
-        return [Step("engine build (cargo build --release)", "failed", str(err).splitlines()[0])]
-    print(" done")
+        with console.working("  load engine: building"):
+            engine.ensure(toolchains)
+    except EngineError as err:
+        console.line(f"  load engine: build FAILED: {err.line()}")
+        return [Step("engine build (cargo build --release)", "failed", err.line())]
+    console.line("  load engine: built")
     cargo = [
         ("engine format (cargo fmt)", ["cargo", "fmt", "--check"], "cargo-fmt"),
-        ("engine lint (cargo clippy)", ["cargo", "clippy", "--all-targets", "--locked", "--", "-D", "warnings"],
-         "cargo-clippy"),
+        (
+            "engine lint (cargo clippy)",
+            ["cargo", "clippy", "--all-targets", "--locked", "--", "-D", "warnings"],
+            "cargo-clippy",
+        ),
         ("engine unit tests (cargo test)", ["cargo", "test", "--locked"], "cargo-test"),
-    ]  # fmt: skip
+    ]
     built = Step("engine build (cargo build --release)", "passed")
-    return [built] + [command_step(name, command, engine.LOADGEN, log) for name, command, log in cargo]
+    return [built] + [command_step(name, command, LOADGEN, log, console) for name, command, log in cargo]
 
 
-def micro_steps(manifest: Manifest, toolchains: Toolchains) -> list[Step]:
-    """A micro-benchmark row: built, its folder's own tests (once, not per variant), and every
-    bench's check values at small sizes with each core budget it takes."""
-    name = f"micro {manifest.name}"
-    print(f"\n{name}")
-    if manifest.unavailable:
-        print(f"  unavailable: {manifest.unavailable}")
-        return [Step(f"{name}: build", "skipped", f"unavailable: {manifest.unavailable}")]
-    prepared = prepare(manifest, toolchains)
-    if not prepared.ok:
-        return [Step(f"{name}: build", "skipped" if prepared.unavailable else "failed", prepared.reason)]
+def built(manifest: Manifest, name: str, toolchains: Toolchains, console: Console) -> Step | None:
+    """None when the implementation is ready; else the step that says why not."""
+    prepared = prepare(manifest, toolchains, console)
+    if prepared.ok:
+        return None
+    return Step(f"{name}: build", "skipped" if prepared.unavailable else "failed", prepared.reason)
+
+
+def server_steps(manifest: Manifest, toolchains: Toolchains, console: Console) -> list[Step]:
+    """A REST implementation: built, its own tests, and conformance with each core budget."""
+    console.line(f"\n{manifest.name}", style="bold")
+    if failed := built(manifest, manifest.name, toolchains, console):
+        return [failed]
     steps = []
-    if manifest.test_command and manifest.name == manifest.folder.name:
-        steps.append(command_step(f"{name}: own tests", manifest.test_command, manifest.folder, manifest.build_key))
-    for cpus in cpu_budgets(None):
-        if manifest.cpus_for(cpus) != cpus:
-            steps.append(Step(f"{name}: checks --cpus {cpus}", "skipped", f"uses at most {manifest.max_cpus} core(s)"))
-            continue
-        print(f"  checks {manifest.name} --cpus {cpus}")
-        results = micro_conformance.checks(manifest, cpus, print_check)
-        failed = [r for r in results if not r.ok]
-        outcome = f"{len(results) - len(failed)}/{len(results)} checks passed"
-        steps.append(Step(f"{name}: checks --cpus {cpus}", "failed" if failed else "passed", outcome))
+    if manifest.test_command:
+        steps.append(
+            command_step(f"{manifest.name}: own tests", manifest.test_command, manifest.folder, manifest.name, console)
+        )
+    for cpus in cores.verified_budgets(None):
+        found = verify.suite(manifest, cpus, console)
+        steps.append(Step(f"{manifest.name}: conformance --cpus {cpus}", found.status, found.detail))
     return steps
 
 
-def run(names: list[str]) -> int:
+def micro_steps(manifest: Manifest, toolchains: Toolchains, console: Console) -> list[Step]:
+    """A micro-benchmark row: built, its folder's own tests (once, not per variant), and every
+    bench's check values at small sizes with each core budget it takes."""
+    name = f"micro {manifest.name}"
+    console.line(f"\n{name}", style="bold")
+    if failed := built(manifest, name, toolchains, console):
+        return [failed]
+    steps = []
+    if manifest.test_command and manifest.name == manifest.folder.name:
+        steps.append(
+            command_step(f"{name}: own tests", manifest.test_command, manifest.folder, manifest.build_key, console)
+        )
+    for cpus in cores.verified_budgets(None):
+        if manifest.cpus_for(cpus) != cpus:
+            steps.append(Step(f"{name}: checks --cpus {cpus}", "skipped", f"uses at most {manifest.max_cpus} core(s)"))
+            continue
+        with console.working(f"  checks {manifest.name} --cpus {cpus}"):
+            results = micro_conformance.checks(manifest, cpus, console.check)
+        line = verdict(results)
+        console.line(f"  checks {manifest.name} --cpus {cpus}: {line}")
+        steps.append(Step(f"{name}: checks --cpus {cpus}", "passed" if all(r.ok for r in results) else "failed", line))
+    return steps
+
+
+def run(names: list[str], engine: Loadgen, console: Console) -> int:
     python = sys.executable
-    toolchains = Toolchains()
+    toolchains = Toolchains(say=console.line)
+    servers, micro = catalog.servers_and_micro(names, console.warn)
     steps = [
-        command_step("python lint (ruff check)", [python, "-m", "ruff", "check", "."], ROOT, "ruff"),
+        command_step("python lint (ruff check)", [python, "-m", "ruff", "check", "."], ROOT, "ruff", console),
         command_step(
             "python format (ruff format)",
             [python, "-m", "ruff", "format", "--check", "."],
             ROOT,
             "ruff-format",
+            console,
         ),
-        *engine_steps(toolchains),
+        *engine_steps(engine, toolchains, console),
         command_step(
             "harness unit tests (pytest)",
             [python, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
             ROOT / "harness",
             "harness",
+            console,
         ),
     ]
-    servers, micro = load_both(names)
     for manifest in servers:
-        print(f"\n{manifest.name}")
-        prepared = prepare(manifest, toolchains)
-        if not prepared.ok:
-            outcome = "skipped" if prepared.unavailable else "failed"
-            steps.append(Step(f"{manifest.name}: build", outcome, prepared.reason))
-            continue
-        if manifest.test_command:
-            steps.append(
-                command_step(f"{manifest.name}: own tests", manifest.test_command, manifest.folder, manifest.name)
-            )
-        for cpus in cpu_budgets(None):
-            ok, outcome = verify_one(manifest, cpus)
-            state = "skipped" if outcome.startswith("skipped") else "passed" if ok else "failed"
-            steps.append(Step(f"{manifest.name}: conformance --cpus {cpus}", state, outcome))
+        steps += server_steps(manifest, toolchains, console)
     for manifest in micro:
-        steps += micro_steps(manifest, toolchains)
+        steps += micro_steps(manifest, toolchains, console)
 
-    print("\nsummary")
+    console.line("\nsummary", style="bold")
     for step in steps:
-        print(f"  {step.outcome:7}  {step.name}" + (f"  ({step.detail})" if step.detail else ""))
+        console.line(f"  {step.outcome:7}  {step.name}" + (f"  ({step.detail})" if step.detail else ""))
     counts = {state: sum(s.outcome == state for s in steps) for state in ("passed", "failed", "skipped")}
-    print(f"{counts['passed']} passed, {counts['failed']} failed, {counts['skipped']} skipped")
+    console.line(f"{counts['passed']} passed, {counts['failed']} failed, {counts['skipped']} skipped")
     return 1 if counts["failed"] else 0

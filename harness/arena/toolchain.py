@@ -102,6 +102,8 @@ def runtime_version(manifest: Manifest) -> str:
             timeout=CHECK_TIMEOUT,
             check=False,
         )
+    except FileNotFoundError:
+        return "not built yet"  # the version command is the build's own runtime (node_modules/.bin/bun)
     except (OSError, subprocess.TimeoutExpired) as err:
         return f"unknown ({err})"
     lines = (done.stdout or done.stderr).strip().splitlines()

@@ -1,8 +1,14 @@
 """Conformance: the contract of spec/README.md checked on a live server, with proof the work is real.
 
 `arena verify` starts the server twice: once with short delays and bcrypt cost 4 for the whole
-contract, once with cost 12 to show that bcrypt really runs at the configured cost. A failing check
-says which request it sent, what it expected and what came back.
+contract, once with cost 12 to show that bcrypt really runs at the configured cost; then it starts
+it with malformed settings, which must make it exit at start. A check reports every expectation
+it finds broken, each with the request it sent, what it expected and what came back.
+
+Timing is judged one way, because a loaded machine can make a server late but never early. A time
+that shows work was skipped or the contract ignored — a long-poll answered before its wait,
+bcrypt faster than its cost allows, the wrong requests delayed — fails. A time that is merely
+late past its bound is a warning while it stays within 1.5 times the bound, and fails beyond.
 """
 
 from __future__ import annotations
@@ -17,10 +23,12 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from arena import reference
+from arena import cores, reference
 from arena.catalog import SPEC, Manifest
+from arena.checks import CheckResult, Problem, Severity, verdict
 from arena.client import Client, Reply
-from arena.process import ServerError, free_port, running
+from arena.console import Console
+from arena.process import Server, ServerError, free_port, running
 
 HELLO_EVERY = 5
 HELLO_DELAY_MS = 1000
@@ -29,6 +37,7 @@ LONGPOLL_CLIENTS = 50
 SORT_N = 300
 BCRYPT_SAMPLES = 5
 COST_RATIO = 30
+LATE = 1.5  # a time late past its bound by up to this factor is a warning; beyond, a failure
 
 MAIN_SETTINGS = {
     "ARENA_BCRYPT_COST": "4",
@@ -38,57 +47,66 @@ MAIN_SETTINGS = {
     "ARENA_SORT_N": str(SORT_N),
 }
 COSTLY_SETTINGS = {**MAIN_SETTINGS, "ARENA_BCRYPT_COST": "12"}
+# One setting out of its range and one that is not an integer: each must stop the server at start.
+MALFORMED_SETTINGS = [("ARENA_BCRYPT_COST", "3"), ("ARENA_SORT_N", "abc")]
 
 
-class Mismatch(Exception):
-    def __init__(self, request: str, expected: str, got: str) -> None:
-        super().__init__(f"request:  {request}\n  expected: {expected}\n  got:      {got}")
-
-
-@dataclass
-class CheckResult:
-    name: str
-    ok: bool
-    seconds: float
-    detail: str = ""
+def mismatch(request: str, expected: str, got: str) -> str:
+    return f"request:  {request}\n  expected: {expected}\n  got:      {got}"
 
 
 @dataclass
 class Context:
+    """What the checks share: the client, the contract's data, what was measured, and the problems
+    the check that runs now has found so far."""
+
     client: Client
     hello: bytes
     measured: dict[str, float] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
 
+    def fail(self, request: str, expected: str, got: str) -> None:
+        self.problems.append(Problem(Severity.FAIL, mismatch(request, expected, got)))
 
-def expect(reply: Reply, status: int, body: bytes | None = None, content_type: str | None = None) -> Reply:
-    request = f"{reply.method} {reply.path}"
-    wanted = f"{status}" + (f" {body[:120]!r}" if body is not None else "")
-    if content_type:
-        wanted += f" [{content_type}]"
-    if reply.status != status or (body is not None and reply.body != body):
-        raise Mismatch(request, wanted, reply.brief())
-    if content_type and not reply.content_type.startswith(content_type):
-        raise Mismatch(request, wanted, reply.brief())
-    if status >= 400 and not reply.body.strip():
-        raise Mismatch(request, f"{status} with a short message", f"{status} with an empty body")
-    return reply
+    def late(self, request: str, bound_s: float, took_s: float, what: str) -> None:
+        """`took_s` is past `bound_s`: a warning within LATE times the bound, else a failure."""
+        severity = Severity.WARN if took_s <= LATE * bound_s else Severity.FAIL
+        expected = f"{what} within {bound_s:.2f} s"
+        self.problems.append(Problem(severity, mismatch(request, expected, f"{took_s:.2f} s")))
 
+    def expect(self, reply: Reply, status: int, body: bytes | None = None, content_type: str | None = None) -> Reply:
+        """Records what is wrong with `reply`, if anything, and returns it."""
+        request = f"{reply.method} {reply.path}"
+        wanted = f"{status}" + (f" {body[:120]!r}" if body is not None else "")
+        if content_type:
+            wanted += f" [{content_type}]"
+        if (
+            reply.status != status
+            or (body is not None and reply.body != body)
+            or (content_type and not reply.content_type.startswith(content_type))
+        ):
+            self.fail(request, wanted, reply.brief())
+        elif status >= 400 and not reply.body.strip():
+            self.fail(request, f"{status} with a short message", f"{status} with an empty body")
+        return reply
 
-def expect_json(reply: Reply, value: object) -> None:
-    expect(reply, 200, content_type="application/json")
-    try:
-        got = reply.json()
-    except ValueError:
-        raise Mismatch(f"{reply.method} {reply.path}", "a JSON body", reply.brief()) from None
-    if got != value:
-        raise Mismatch(f"{reply.method} {reply.path}", json.dumps(value)[:200], reply.brief())
+    def expect_json(self, reply: Reply, value: object) -> None:
+        if self.expect(reply, 200, content_type="application/json").status != 200:
+            return
+        try:
+            got = reply.json()
+        except ValueError:
+            self.fail(f"{reply.method} {reply.path}", "a JSON body", reply.brief())
+            return
+        if got != value:
+            self.fail(f"{reply.method} {reply.path}", json.dumps(value)[:200], reply.brief())
 
 
 # --- the checks on the main server -------------------------------------------------------------
 
 
 def check_root(ctx: Context) -> None:
-    expect(ctx.client.call("GET", "/"), 200, b"OK", "text/plain")
+    ctx.expect(ctx.client.call("GET", "/"), 200, b"OK", "text/plain")
 
 
 def check_hello_delay(ctx: Context) -> None:
@@ -116,19 +134,16 @@ def check_hello_delay(ctx: Context) -> None:
     delayed = []
     for i, reply in enumerate(replies):
         if not isinstance(reply, Reply):
-            raise Mismatch(f"GET /hello (#{i + 1} of {count})", "200 with hello.html", repr(reply))
-        expect(reply, 200, ctx.hello, "text/html")
+            ctx.fail(f"GET /hello (#{i + 1} of {count})", "200 with hello.html", repr(reply))
+            continue
+        ctx.expect(reply, 200, ctx.hello, "text/html")
         if reply.seconds >= 0.8 * delay:
             delayed.append(i)
         elif reply.seconds > 0.5 * delay:
-            raise Mismatch(
-                f"GET /hello (#{i + 1})",
-                f"an answer at once (< {0.5 * delay:.1f} s)",
-                f"answered after {reply.seconds:.2f} s",
-            )
+            ctx.late(f"GET /hello (#{i + 1})", 0.5 * delay, reply.seconds, "an answer at once")
     spaced = all(b - a == HELLO_EVERY for a, b in itertools.pairwise(delayed))
     if len(delayed) != count // HELLO_EVERY or not spaced:
-        raise Mismatch(
+        ctx.fail(
             f"{count} x GET /hello, one after another, ARENA_HELLO_DELAY_EVERY={HELLO_EVERY}",
             f"exactly {count // HELLO_EVERY} delayed by {delay:.1f} s, {HELLO_EVERY} apart",
             f"delayed: request numbers {[i + 1 for i in delayed]}",
@@ -137,34 +152,34 @@ def check_hello_delay(ctx: Context) -> None:
 
 def check_password(ctx: Context) -> None:
     c = ctx.client
-    expect(c.post_json("/password/set/alice", {"password": "correct horse"}), 200, b"OK")
-    expect(c.post_json("/password/verify/alice", {"password": "correct horse"}), 200, b"OK")
-    expect(c.post_json("/password/verify/alice", {"password": "wrong horse"}), 403)
-    expect(c.post_json("/password/verify/nobody.here", {"password": "correct horse"}), 404)
-    expect(c.post_json("/password/set/alice", {"password": "battery staple"}), 200, b"OK")
-    expect(c.post_json("/password/verify/alice", {"password": "correct horse"}), 403)
-    expect(c.post_json("/password/verify/alice", {"password": "battery staple"}), 200, b"OK")
+    ctx.expect(c.post_json("/password/set/alice", {"password": "correct horse"}), 200, b"OK")
+    ctx.expect(c.post_json("/password/verify/alice", {"password": "correct horse"}), 200, b"OK")
+    ctx.expect(c.post_json("/password/verify/alice", {"password": "wrong horse"}), 403)
+    ctx.expect(c.post_json("/password/verify/nobody.here", {"password": "correct horse"}), 404)
+    ctx.expect(c.post_json("/password/set/alice", {"password": "battery staple"}), 200, b"OK")
+    ctx.expect(c.post_json("/password/verify/alice", {"password": "correct horse"}), 403)
+    ctx.expect(c.post_json("/password/verify/alice", {"password": "battery staple"}), 200, b"OK")
     # 72 bytes is bcrypt's limit, counted in UTF-8 bytes, not characters.
-    expect(c.post_json("/password/set/euro_72", {"password": "€" * 24}), 200, b"OK")
-    expect(c.post_json("/password/verify/euro_72", {"password": "€" * 24}), 200, b"OK")
-    expect(c.post_json("/password/set/euro_75", {"password": "€" * 25}), 400)
-    expect(c.post_json("/password/set/a72", {"password": "a" * 73}), 400)
+    ctx.expect(c.post_json("/password/set/euro_72", {"password": "€" * 24}), 200, b"OK")
+    ctx.expect(c.post_json("/password/verify/euro_72", {"password": "€" * 24}), 200, b"OK")
+    ctx.expect(c.post_json("/password/set/euro_75", {"password": "€" * 25}), 400)
+    ctx.expect(c.post_json("/password/set/a72", {"password": "a" * 73}), 400)
 
 
 def check_password_errors(ctx: Context) -> None:
     c = ctx.client
     for path in ("/password/set/", "/password/verify/"):
-        expect(c.post_json(path + "bad%20name", {"password": "x"}), 400)
-        expect(c.post_json(path + "x" * 65, {"password": "x"}), 400)
-        expect(c.post_json(path + "semi%3Bcolon", {"password": "x"}), 400)
-        expect(c.call("POST", path + "bob", "{not json"), 400)
-        expect(c.call("POST", path + "bob", ""), 400)
-        expect(c.post_json(path + "bob", {}), 400)
-        expect(c.post_json(path + "bob", {"password": 12345}), 400)
-        expect(c.post_json(path + "bob", {"password": None}), 400)
-        expect(c.post_json(path + "bob", ["password"]), 400)
-        expect(c.post_json(path + "bob", "password"), 400)
-    expect(c.post_json("/password/set/" + "x" * 64, {"password": "x"}), 200, b"OK")
+        ctx.expect(c.post_json(path + "bad%20name", {"password": "x"}), 400)
+        ctx.expect(c.post_json(path + "x" * 65, {"password": "x"}), 400)
+        ctx.expect(c.post_json(path + "semi%3Bcolon", {"password": "x"}), 400)
+        ctx.expect(c.call("POST", path + "bob", "{not json"), 400)
+        ctx.expect(c.call("POST", path + "bob", ""), 400)
+        ctx.expect(c.post_json(path + "bob", {}), 400)
+        ctx.expect(c.post_json(path + "bob", {"password": 12345}), 400)
+        ctx.expect(c.post_json(path + "bob", {"password": None}), 400)
+        ctx.expect(c.post_json(path + "bob", ["password"]), 400)
+        ctx.expect(c.post_json(path + "bob", "password"), 400)
+    ctx.expect(c.post_json("/password/set/" + "x" * 64, {"password": "x"}), 200, b"OK")
 
 
 def check_user(ctx: Context) -> None:
@@ -178,23 +193,23 @@ def check_user(ctx: Context) -> None:
         "none": None,
         "nested": {"deep": {"deeper": [1, 2, {"x": "ü"}]}},
     }
-    expect(c.post_json("/user/set/ada", value), 200, b"OK")
-    expect_json(c.call("GET", "/user/get/ada"), value)
-    expect(c.post_json("/user/set/ada", {"replaced": 1}), 200, b"OK")
-    expect_json(c.call("GET", "/user/get/ada"), {"replaced": 1})
-    expect(c.post_json("/user/set/empty_", {}), 200, b"OK")
-    expect_json(c.call("GET", "/user/get/empty_"), {})
-    expect(c.call("GET", "/user/get/nobody.here"), 404)
+    ctx.expect(c.post_json("/user/set/ada", value), 200, b"OK")
+    ctx.expect_json(c.call("GET", "/user/get/ada"), value)
+    ctx.expect(c.post_json("/user/set/ada", {"replaced": 1}), 200, b"OK")
+    ctx.expect_json(c.call("GET", "/user/get/ada"), {"replaced": 1})
+    ctx.expect(c.post_json("/user/set/empty_", {}), 200, b"OK")
+    ctx.expect_json(c.call("GET", "/user/get/empty_"), {})
+    ctx.expect(c.call("GET", "/user/get/nobody.here"), 404)
 
 
 def check_user_errors(ctx: Context) -> None:
     c = ctx.client
     for body in ("[1, 2]", '"text"', "42", "null", "true", "{bad json", '{"a": 1', ""):
-        expect(c.call("POST", "/user/set/u400", body), 400)
-    expect(c.call("GET", "/user/get/u400"), 404)
-    expect(c.post_json("/user/set/bad%20name", {"a": 1}), 400)
-    expect(c.call("GET", "/user/get/bad%20name"), 400)
-    expect(c.call("GET", "/user/get/" + "y" * 65), 400)
+        ctx.expect(c.call("POST", "/user/set/u400", body), 400)
+    ctx.expect(c.call("GET", "/user/get/u400"), 404)
+    ctx.expect(c.post_json("/user/set/bad%20name", {"a": 1}), 400)
+    ctx.expect(c.call("GET", "/user/get/bad%20name"), 400)
+    ctx.expect(c.call("GET", "/user/get/" + "y" * 65), 400)
 
 
 def _object_of_size(size: int) -> bytes:
@@ -206,28 +221,28 @@ def _object_of_size(size: int) -> bytes:
 def check_body_limit(ctx: Context) -> None:
     c = ctx.client
     largest = _object_of_size(65536)
-    expect(c.call("POST", "/user/set/big", largest), 200, b"OK")
-    expect_json(c.call("GET", "/user/get/big"), json.loads(largest))
-    expect(c.call("POST", "/user/set/big2", _object_of_size(65537)), 413)
-    expect(c.call("POST", "/user/set/big3", _object_of_size(300_000)), 413)
-    expect(c.call("POST", "/password/set/big", b'{"password":"' + b"p" * 70000 + b'"}'), 413)
-    expect(c.call("GET", "/user/get/big2"), 404)
+    ctx.expect(c.call("POST", "/user/set/big", largest), 200, b"OK")
+    ctx.expect_json(c.call("GET", "/user/get/big"), json.loads(largest))
+    ctx.expect(c.call("POST", "/user/set/big2", _object_of_size(65537)), 413)
+    ctx.expect(c.call("POST", "/user/set/big3", _object_of_size(300_000)), 413)
+    ctx.expect(c.call("POST", "/password/set/big", b'{"password":"' + b"p" * 70000 + b'"}'), 413)
+    ctx.expect(c.call("GET", "/user/get/big2"), 404)
 
 
 def check_cross_connection(ctx: Context) -> None:
     """What one connection sets, every other connection reads, whichever worker serves it."""
     c = ctx.client
     for i in range(40):
-        expect(c.post_json(f"/user/set/fresh{i}", {"i": i}), 200, b"OK")
-        expect_json(c.call("GET", f"/user/get/fresh{i}"), {"i": i})
+        ctx.expect(c.post_json(f"/user/set/fresh{i}", {"i": i}), 200, b"OK")
+        ctx.expect_json(c.call("GET", f"/user/get/fresh{i}"), {"i": i})
     writer, reader = c.session(), c.session()
     try:
         for i in range(20):
-            expect(c.post_json(f"/user/set/kept{i}", {"i": i, "via": "writer"}, conn=writer), 200, b"OK")
+            ctx.expect(c.post_json(f"/user/set/kept{i}", {"i": i, "via": "writer"}, conn=writer), 200, b"OK")
         for i in range(20):
-            expect_json(c.call("GET", f"/user/get/kept{i}", conn=reader), {"i": i, "via": "writer"})
-        expect(c.post_json("/password/set/carol", {"password": "s3cret"}, conn=writer), 200, b"OK")
-        expect(c.post_json("/password/verify/carol", {"password": "s3cret"}, conn=reader), 200, b"OK")
+            ctx.expect_json(c.call("GET", f"/user/get/kept{i}", conn=reader), {"i": i, "via": "writer"})
+        ctx.expect(c.post_json("/password/set/carol", {"password": "s3cret"}, conn=writer), 200, b"OK")
+        ctx.expect(c.post_json("/password/verify/carol", {"password": "s3cret"}, conn=reader), 200, b"OK")
     finally:
         writer.close()
         reader.close()
@@ -246,36 +261,32 @@ def check_long_poll(ctx: Context) -> str:
     with ThreadPoolExecutor(max_workers=LONGPOLL_CLIENTS) as pool:
         replies = list(pool.map(poll, range(LONGPOLL_CLIENTS)))
     elapsed = time.monotonic() - started
-    for reply in replies:
-        expect(reply, 200, b"OK")
-        if reply.seconds < 0.9 * wait:
-            raise Mismatch("GET /longPoll", f"an answer after {wait:.1f} s", f"answered after {reply.seconds:.2f} s")
+    early = [reply.seconds for reply in replies if ctx.expect(reply, 200, b"OK").seconds < 0.9 * wait]
+    if early:
+        ctx.fail("GET /longPoll", f"an answer after {wait:.1f} s", f"{len(early)} answered after {min(early):.2f} s")
     if elapsed > 2 * wait:
-        raise Mismatch(
-            f"{LONGPOLL_CLIENTS} concurrent GET /longPoll, ARENA_LONGPOLL_MS={LONGPOLL_MS}",
-            f"all done within {2 * wait:.1f} s",
-            f"the last one after {elapsed:.2f} s",
-        )
+        request = f"{LONGPOLL_CLIENTS} concurrent GET /longPoll, ARENA_LONGPOLL_MS={LONGPOLL_MS}"
+        ctx.late(request, 2 * wait, elapsed, "all answered")
     return f"last of {LONGPOLL_CLIENTS} answered after {elapsed:.2f} s"
 
 
 def check_long_operation(ctx: Context) -> None:
     c = ctx.client
     for n, path in [(1, "?n=1"), (10, "?n=10"), (1000, "?n=1000"), (2, "?n=2"), (777, "?n=0777"), (SORT_N, "")]:
-        expect_json(
+        ctx.expect_json(
             c.call("GET", "/long-operation" + path), {"message": "done", "n": n, "checksum": reference.checksum(n)}
         )
 
 
 def check_long_operation_errors(ctx: Context) -> None:
     for n in ("0", "200001", "-1", "abc", "1.5", "", "1e3", "%2B5", "99999999999999999999999"):
-        expect(ctx.client.call("GET", f"/long-operation?n={n}"), 400)
+        ctx.expect(ctx.client.call("GET", f"/long-operation?n={n}"), 400)
 
 
 def check_routing(ctx: Context) -> None:
     c = ctx.client
     for path in ("/nope", "/user/get/", "/user/get/a/b", "/hello/x", "/password/set/", "/longpoll"):
-        expect(c.call("GET", path), 404)
+        ctx.expect(c.call("GET", path), 404)
     for method, path in [
         ("POST", "/"),
         ("DELETE", "/hello"),
@@ -286,7 +297,7 @@ def check_routing(ctx: Context) -> None:
         ("PUT", "/longPoll"),
         ("POST", "/long-operation"),
     ]:
-        expect(c.call(method, path, b"{}" if method != "DELETE" else None), 405)
+        ctx.expect(c.call(method, path, b"{}" if method != "DELETE" else None), 405)
 
 
 OVERFLOW_N = b"GET /long-operation?n=99999999999999999999999 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
@@ -317,21 +328,21 @@ def check_malformed_burst(ctx: Context) -> None:
     for payload, answer in zip(MALFORMED * 5, answers, strict=True):
         status = answer[9:12]
         if answer and not (status.startswith(b"4") or status in (b"501", b"505")):
-            raise Mismatch(
+            ctx.fail(
                 f"raw {payload[:60]!r}...",
                 "a 4xx answer (501/505 for an unsupported feature or version) or a closed connection",
                 answer[:120].decode(errors="replace"),
             )
     overflow = answers[MALFORMED.index(OVERFLOW_N)]
     if not overflow.startswith((b"HTTP/1.1 400", b"HTTP/1.0 400")):
-        raise Mismatch(
+        ctx.fail(
             "GET /long-operation?n=99999999999999999999999",
             "400",
             overflow[:120].decode(errors="replace") or "(connection closed, no answer)",
         )
-    expect(c.call("GET", "/"), 200, b"OK")
-    expect(c.post_json("/user/set/after_burst", {"still": "serving"}), 200, b"OK")
-    expect_json(c.call("GET", "/user/get/after_burst"), {"still": "serving"})
+    ctx.expect(c.call("GET", "/"), 200, b"OK")
+    ctx.expect(c.post_json("/user/set/after_burst", {"still": "serving"}), 200, b"OK")
+    ctx.expect_json(c.call("GET", "/user/get/after_burst"), {"still": "serving"})
 
 
 def timed_verifies(ctx: Context, user: str, status: int, count: int) -> list[float]:
@@ -340,7 +351,7 @@ def timed_verifies(ctx: Context, user: str, status: int, count: int) -> list[flo
     conn = ctx.client.session()
     try:
         return [
-            expect(
+            ctx.expect(
                 ctx.client.post_json(f"/password/verify/{user}", {"password": "tick tock"}, conn=conn), status
             ).seconds
             for _ in range(count)
@@ -351,7 +362,7 @@ def timed_verifies(ctx: Context, user: str, status: int, count: int) -> list[flo
 
 def check_bcrypt_cost4(ctx: Context) -> None:
     """Median verify time at cost 4, compared with cost 12 on the second server."""
-    expect(ctx.client.post_json("/password/set/timed", {"password": "tick tock"}), 200, b"OK")
+    ctx.expect(ctx.client.post_json("/password/set/timed", {"password": "tick tock"}), 200, b"OK")
     # Unmeasured first: a JIT-compiled runtime is still cold here, and cost 4 is cheap enough
     # that warming up would otherwise be what we time.
     timed_verifies(ctx, "timed", 200, BCRYPT_SAMPLES * 10)
@@ -381,20 +392,21 @@ MAIN_CHECKS: list[tuple[str, Check]] = [
 def check_bcrypt_cost12(ctx: Context) -> str:
     c = ctx.client
     if "cost4" not in ctx.measured:
-        raise Mismatch("(cost 4 timing)", "a cost-4 median from the first server", "none: its check failed")
-    expect(c.post_json("/password/set/timed", {"password": "tick tock"}), 200, b"OK")
+        ctx.fail("(cost 4 timing)", "a cost-4 median from the first server", "none: its check failed")
+        return ""
+    ctx.expect(c.post_json("/password/set/timed", {"password": "tick tock"}), 200, b"OK")
     known = timed_verifies(ctx, "timed", 200, BCRYPT_SAMPLES)
     unknown = timed_verifies(ctx, "ghost", 404, BCRYPT_SAMPLES)
     cost4, cost12, ghost = ctx.measured["cost4"], statistics.median(known), statistics.median(unknown)
     ctx.measured.update(cost12=cost12, unknown12=ghost)
     if cost12 < COST_RATIO * cost4:
-        raise Mismatch(
+        ctx.fail(
             "POST /password/verify at ARENA_BCRYPT_COST=12 and =4",
             f"median at cost 12 >= {COST_RATIO}x cost 4",
             f"cost 12 {cost12 * 1000:.1f} ms, cost 4 {cost4 * 1000:.2f} ms ({cost12 / cost4:.1f}x)",
         )
     if ghost < 0.5 * cost12:
-        raise Mismatch(
+        ctx.fail(
             "POST /password/verify/ghost (unknown user) at cost 12",
             "hashed anyway: at least half the time of a known user's verify",
             f"{ghost * 1000:.1f} ms against {cost12 * 1000:.1f} ms",
@@ -418,24 +430,45 @@ def _run_checks(
 ) -> list[CheckResult]:
     results = []
     for name, check in checks:
-        started = time.monotonic()
+        started, ctx.problems = time.monotonic(), []
+        note = ""
         try:
-            note = check(ctx)
-            result = CheckResult(name, True, time.monotonic() - started, note or "")
-        except Mismatch as err:
-            result = CheckResult(name, False, time.monotonic() - started, str(err))
+            note = check(ctx) or ""
         except (OSError, ValueError) as err:
-            result = CheckResult(
-                name,
-                False,
-                time.monotonic() - started,
-                f"the server did not answer properly: {type(err).__name__}: {err}",
-            )
-        if result.ok and not alive():
-            result = CheckResult(name, False, result.seconds, "the server process exited during this check")
+            said = f"the server did not answer properly: {type(err).__name__}: {err}"
+            ctx.problems.append(Problem(Severity.FAIL, said))
+        if not alive():
+            ctx.problems.append(Problem(Severity.FAIL, "the server process exited during this check"))
+        result = CheckResult(name, time.monotonic() - started, ctx.problems, note)
         results.append(result)
         report(result)
     return results
+
+
+def check_malformed_setting(manifest: Manifest, cores: list[int], name: str, value: str) -> CheckResult:
+    """spec/README.md: a malformed setting makes the server exit at start, non-zero, with a message."""
+    started, problems = time.monotonic(), []
+    request = f"start {manifest.name} with {name}={value}"
+    server = Server(manifest, len(cores), free_port(), cores, {**MAIN_SETTINGS, name: value})
+    try:
+        server.start()
+        server.wait_ready()
+        problems.append(Problem(Severity.FAIL, mismatch(request, "exit at start, non-zero", "it served")))
+    except ServerError:
+        status = server.process.returncode if server.process else None
+        said = server.output()
+        if status is None:
+            got = f"neither exited nor answered within {manifest.ready_timeout:.0f} s"
+            problems.append(Problem(Severity.FAIL, mismatch(request, "exit at start, non-zero", got)))
+        elif status == 0:
+            problems.append(Problem(Severity.FAIL, mismatch(request, "a non-zero exit status", "0")))
+        elif not said.strip():
+            problems.append(Problem(Severity.FAIL, mismatch(request, "a message saying why", "nothing printed")))
+        elif name not in said:
+            problems.append(Problem(Severity.WARN, mismatch(request, f"a message naming {name}", said[-200:])))
+    finally:
+        server.stop()
+    return CheckResult(f"exits at start with {name}={value}", time.monotonic() - started, problems)
 
 
 def conformance(
@@ -453,12 +486,30 @@ def conformance(
                 ctx.client = Client(server.port)
                 results += _run_checks(checks, ctx, server.alive, report)
         except ServerError as err:
-            failed = CheckResult(
-                f"server starts (ARENA_BCRYPT_COST={settings['ARENA_BCRYPT_COST']})",
-                False,
-                time.monotonic() - started,
-                str(err),
-            )
+            name = f"server starts (ARENA_BCRYPT_COST={settings['ARENA_BCRYPT_COST']})"
+            failed = CheckResult(name, time.monotonic() - started, [Problem(Severity.FAIL, str(err))])
             report(failed)
             results.append(failed)
+    for name, value in MALFORMED_SETTINGS:
+        results.append(check_malformed_setting(manifest, cores, name, value))
+        report(results[-1])
     return results
+
+
+@dataclass(frozen=True)
+class Verdict:
+    status: str  # passed | failed | skipped
+    detail: str
+
+
+def suite(manifest: Manifest, cpus: int, console: Console, verbose: bool = False) -> Verdict:
+    """The conformance suite on `manifest` with `cpus` cores: every check when verbose, else those
+    with problems, then one line."""
+    if manifest.cpus_for(cpus) != cpus:
+        return Verdict("skipped", f"{manifest.name} uses at most {manifest.max_cpus} core(s)")
+    started = time.monotonic()
+    with console.working(f"  verify {manifest.name} --cpus {cpus}"):
+        results = conformance(manifest, cores.take(cpus), lambda result: console.check(result, verbose))
+    line = verdict(results)
+    console.line(f"  verify {manifest.name} --cpus {cpus}: {line} ({time.monotonic() - started:.0f} s)")
+    return Verdict("passed" if all(r.ok for r in results) else "failed", line)

@@ -19,6 +19,10 @@ FAKE_SERVER = textwrap.dedent(
     import http.server, os, subprocess, sys
     if os.environ.get("FAKE_CHILD"):
         subprocess.Popen(["sleep", "300"])  # a grandchild the harness must also stop
+    cost = os.environ.get("ARENA_BCRYPT_COST", "10")
+    if os.environ.get("FAKE_STRICT") and not (cost.isdigit() and 4 <= int(cost) <= 31):
+        print(f"fake server: ARENA_BCRYPT_COST={cost!r}: want an integer in 4..31", file=sys.stderr)
+        sys.exit(2)
     if os.environ.get("FAKE_CRASH"):
         print("fake server: crashing on purpose", flush=True)
         sys.exit(3)

@@ -2,6 +2,7 @@ import pytest
 
 from arena import catalog
 from arena.catalog import ManifestError
+from arena.errors import UsageError
 from conftest import write_manifest
 
 
@@ -50,7 +51,7 @@ def test_load_keeps_good_manifests_and_reports_bad_ones(tmp_path):
 def test_select_unknown_lists_the_known(tmp_path):
     write_manifest(tmp_path, "good")
     manifests, _ = catalog.load(tmp_path)
-    with pytest.raises(ManifestError, match=r"unknown implementation.*nope.*known: good"):
+    with pytest.raises(UsageError, match=r"unknown implementation.*nope.*known: good"):
         catalog.select(manifests, ["nope"])
 
 

@@ -31,9 +31,22 @@ def test_unknown_command_is_an_argparse_error(capsys):
 
 
 def test_measured_budgets_leave_a_core_for_the_engine(monkeypatch):
-    from arena import pipeline
+    from arena import cores
 
-    for cores, budgets in [(1, [1]), (2, [1]), (4, [1, 2]), (8, [1, 2, 4]), (9, [1, 2, 4, 8])]:
-        monkeypatch.setattr(pipeline, "machine_cores", lambda n=cores: list(range(n)))
-        assert pipeline.measured_budgets(None) == budgets
-    assert pipeline.measured_budgets("1,2") == [1, 2]
+    for count, budgets in [(1, [1]), (2, [1]), (4, [1, 2]), (8, [1, 2, 4]), (9, [1, 2, 4, 8])]:
+        monkeypatch.setattr(cores, "machine_cores", lambda n=count: list(range(n)))
+        assert cores.measured_budgets(None) == budgets
+    assert cores.measured_budgets("1,2") == [1, 2]
+
+
+def test_a_missing_engine_toolchain_is_one_line_and_status_1(monkeypatch, capsys):
+    from arena import loadgen
+    from arena.catalog import Toolchain
+
+    missing = Toolchain("rust-2024", ["false"], None)  # not there, and nothing can install it
+    monkeypatch.setattr(loadgen, "CARGO", missing)
+    assert cli.main(["run", "--impl", "go", "--scenario", "blog-ab", "--repeat", "1"]) == 1
+    err = capsys.readouterr().err
+    assert err.strip().count("\n") == 0, err
+    assert "arena: the load engine cannot be built: rust-2024 is missing" in err
+    assert "Traceback" not in err

@@ -11,9 +11,11 @@ import pytest
 
 from arena import catalog
 from arena.catalog import ManifestError
-from arena.micro import campaign, conformance, program, suite
-from arena.micro import summary as micro_summary
-from arena.store import Store
+from arena.console import Console
+from arena.kind import Task
+from arena.measurement import Outcome
+from arena.micro import conformance, kind, program, search, suite, tables
+from arena.render import markdown
 
 FAKE = Path(__file__).with_name("fake_micro.py")
 
@@ -99,19 +101,20 @@ def test_a_correct_run_passes_its_checks(tmp_path):
     manifest = row(tmp_path)
     outcome = run_once(manifest, ["ring", "--mode", "copy", "--procs", "10", "--size", "100", "--rounds", "3"])
     assert outcome.ok, outcome.failure
-    params = {"procs": 10, "size": 100, "rounds": 3}
-    assert program.problems(outcome.document, "ring", "copy", params, "shared", 1) == []
+    ring = suite.load(["ring"])[0]
+    point = suite.Point(ring, "copy", {"procs": 10, "size": 100, "rounds": 3})
+    assert program.problems(outcome.document, point, "shared", 1) == []
     assert outcome.cpu_s is not None and outcome.peak_rss_kb > 0
     # The same document is wrong for another run: the harness compares, it does not trust.
-    assert program.problems(outcome.document, "ring", "copy", {**params, "rounds": 4}, "shared", 1)
-    assert program.problems(outcome.document, "ring", "copy", params, "shared", 2) == ["cpus is 1, expected 2"]
+    assert program.problems(outcome.document, suite.Point(ring, "copy", {**point.params, "rounds": 4}), "shared", 1)
+    assert program.problems(outcome.document, point, "shared", 2) == ["cpus is 1, expected 2"]
 
 
 def test_lost_messages_fail_the_check(tmp_path):
     manifest = row(tmp_path, env='FAKE_MISCOUNT = "-1"')
     outcome = run_once(manifest, ["pingpong", "--rounds", "100"])
-    found = program.problems(outcome.document, "pingpong", "idiomatic", {"size": 5000, "rounds": 100}, "shared", 1)
-    assert found == ["check.round_trips is 99, expected 100"]
+    pingpong = suite.Point(suite.load(["pingpong"])[0], "idiomatic", {"size": 5000, "rounds": 100})
+    assert program.problems(outcome.document, pingpong, "shared", 1) == ["check.round_trips is 99, expected 100"]
 
 
 def test_time_and_memory_bounds_stop_the_program(tmp_path):
@@ -141,39 +144,31 @@ def test_spawn_search_stops_at_the_memory_budget(tmp_path):
     manifest = row(tmp_path, env='FAKE_BYTES_PER_PROC = "20000"')
     point = next(p for p in suite.points(suite.load(["spawn"])[0], "quick") if p.is_max)
     limits = suite.Limits(seconds=30, memory_mb=4096, max_memory_mb=150)
-    measured = campaign.search_max(campaign.Task(manifest, point, 1, 0), limits, {}, say=lambda _: None)
+    found, _ = search.search_max(manifest, 1, point, limits)
     # 20 kB per process: 4,000 fit in 150 MiB with the interpreter, 8,000 do not.
-    assert measured.metrics["max_procs"] == 4000
-    assert "over the memory budget of 150 MiB" in measured.metrics["stopped_by"]
-    assert [s["procs"] for s in measured.series] == [1000, 2000, 4000, 8000]
+    assert found.max_procs == 4000
+    assert "over the memory budget of 150 MiB" in found.stopped_by
+    assert [s["procs"] for s in found.steps] == [1000, 2000, 4000, 8000]
 
 
-def test_a_failure_stops_the_larger_points_and_a_resume_finishes_the_rest(tmp_path, capsys):
+def test_a_failure_stops_the_larger_points_also_after_a_resume(tmp_path):
     manifest = row(tmp_path, env='FAKE_FAIL_ABOVE = "5000"')
     ring = suite.load(["ring"])[0]
     points = [suite.Point(ring, "idiomatic", {"procs": n, "size": 100, "rounds": 10}) for n in (1000, 10000)]
-    tasks = [campaign.Task(manifest, p, 1, rep) for rep in range(2) for p in points]
+    tasks = [Task("micro", manifest, p, 1, rep, 1.0) for rep in range(2) for p in points]
     limits = suite.limits("quick")
-    db = Store(tmp_path / "micro.sqlite")
-    run_id = db.start_run("m1", "quick", {"kind": "micro", "bench": ["ring"]}, {}, "abc", False)
-    campaign.execute(db, run_id, tasks[:2], limits)
-    campaign.execute(db, run_id, tasks, limits)  # a resume: only the second repetition is left
-    stored = db.measurements(run_id)
-    assert len(stored) == 4 and len({(m.point, m.repetition) for m in stored}) == 4
+    first = [kind.Measurer(limits, [], Console())(t) for t in tasks[:2]]
+    # A resume knows only what is stored: the failure at 10,000 still stops the second repetition.
+    resumed = kind.Measurer(limits, first, Console())
+    stored = first + [resumed(t) for t in tasks[2:]]
     big = [m for m in stored if '"procs": 10000' in m.point]
-    assert "cannot go beyond 5000" in big[0].metrics["failure"]
-    assert big[1].metrics["not_run"] and "failed at procs=10000" in big[1].metrics["failure"]
-    text, markdown = micro_summary.render("t", [ring], stored, ["skipped x: why"], {"cores": 2})
-    assert "procs=1,000" in text and "2.50 ±0.00" in text and "FAILED" in text and "skipped x: why" in text
-    assert "| fakemicro |" in markdown
-
-
-def test_a_run_is_resumed_only_by_its_own_command(tmp_path):
-    from arena import campaign as runs
-    from arena.pipeline import UsageError
-
-    db = Store(tmp_path / "kinds.sqlite")
-    db.start_run("h1", "quick", {"kind": "http"}, {}, "abc", False)
-    with pytest.raises(UsageError, match="h1 is a http run; resume it with its own command"):
-        runs.open_run(db, "h1", "micro", dict)
-    assert db.last_unfinished("micro") is None and db.last_unfinished("http")["name"] == "h1"
+    assert big[0].outcome is Outcome.FAILED and "cannot go beyond 5000" in big[0].reason
+    assert big[1].outcome is Outcome.NOT_RUN and big[1].reason.startswith("failed at procs=10000")
+    report = tables.report("t", [ring], stored, ["skipped x: why"], {"cores": 2})
+    (section,) = report.sections
+    cells = [[cell.show() for cell in row.cells] for row in section.table.rows]
+    assert cells[0][:5] == ["fakemicro", "shared", "idiomatic", "1", "size=100 rounds=10"]
+    assert cells[0][5] == "2.50 ±0.00" and cells[0][6] == "FAILED"
+    assert section.table.rows[0].flags == ["failed"]
+    written = markdown.report(report)
+    assert "| fakemicro | shared |" in written and "- skipped x: why" in written and "not run:" in written

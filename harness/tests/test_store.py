@@ -1,27 +1,86 @@
-from arena.store import Measurement, Store
+import json
+import sqlite3
+
+from arena.measurement import Measurement, Outcome
+from arena.micro.result import ProgramRun, SpawnSearch
+from arena.rest.result import HttpResult
+from arena.store import Store
 
 
 def measurement(rep: int) -> Measurement:
+    result = HttpResult({"rps": 10.0 + rep}, {"*": "HIST"}, [{"t": 0}], 1.0, 1000, 0.5)
     return Measurement(
         kind="http", impl="go", experiment="blog-ab", point='{"requests": 10}', cpus=1, repetition=rep,
-        versions={"runtime": "x"}, parameters={}, metrics={"rps": 10.0 + rep}, histograms={"*": "HIST"},
-        series=[{"t": 0}], server_cpu_s=1.0, server_peak_rss_kb=1000, engine_cpu_s=0.5, flags=[],
+        outcome=Outcome.MEASURED, versions={"runtime": "x"}, payload=result,
     )  # fmt: skip
 
 
 def test_measurements_survive_and_name_what_is_done(tmp_path):
     db = Store(tmp_path / "a.sqlite")
     run = db.start_run("r1", "quick", {"repeat": 2}, {"cores": 2}, "abc", False)
-    db.add(run, measurement(0))
+    db.add(run.id, measurement(0))
+    failed = Measurement("http", "go", "blog-ab", '{"requests": 10}', 1, 1, Outcome.FAILED, "gone", flags=["crashed"])
+    db.add(run.id, failed)
     db.close()
 
     again = Store(tmp_path / "a.sqlite")
-    assert again.last_unfinished("http")["name"] == "r1"
-    assert again.done_keys(run) == {("http", "go", "blog-ab", '{"requests": 10}', 1, 0)}
-    (stored,) = again.measurements(run)
-    assert stored == measurement(0)
-    again.finish_run(run)
+    assert again.last_unfinished("http").name == "r1"
+    assert again.done_keys(run.id) == {m.key for m in (measurement(0), failed)}
+    assert again.measurements(run.id) == [measurement(0), failed]
+    again.finish_run(run.id)
     assert again.last_unfinished("http") is None
+
+
+OLD_SCHEMA = """
+CREATE TABLE runs (id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL, started REAL NOT NULL, finished REAL,
+    suite TEXT NOT NULL, plan TEXT NOT NULL, host TEXT NOT NULL, git_commit TEXT NOT NULL, git_dirty INTEGER NOT NULL);
+CREATE TABLE measurements (id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL, kind TEXT NOT NULL, impl TEXT NOT NULL,
+    experiment TEXT NOT NULL, point TEXT NOT NULL, cpus INTEGER NOT NULL, repetition INTEGER NOT NULL,
+    created REAL NOT NULL, versions TEXT NOT NULL, parameters TEXT NOT NULL, metrics TEXT NOT NULL,
+    histograms TEXT NOT NULL, series TEXT NOT NULL, server_cpu_s REAL, server_peak_rss_kb INTEGER, engine_cpu_s REAL,
+    flags TEXT NOT NULL, UNIQUE (run_id, kind, impl, experiment, point, cpus, repetition));
+CREATE TABLE notes (run_id INTEGER NOT NULL, text TEXT NOT NULL, UNIQUE (run_id, text));
+"""
+
+
+def test_a_store_from_before_typed_outcomes_is_upgraded(tmp_path):
+    """Schema 0 said how a measurement ended by sentinel keys in `metrics`; each becomes an outcome."""
+    path = tmp_path / "old.sqlite"
+    old = sqlite3.connect(path)
+    old.executescript(OLD_SCHEMA)
+    old.execute("INSERT INTO runs VALUES (1, 'r0', 0, 1, 'quick', '{\"kind\": \"micro\"}', '{}', 'abc', 0)")
+    rows = [
+        ("http", {"rps": 5.0}, [], {"*": "HISTF"}, 2.0, 3000, 0.4, []),
+        ("http", {"failure": "server exited"}, [], {}, None, None, None, ["crashed"]),
+        ("micro", {"us_per_hop": 0.2, "elapsed_s": 0.1, "wall_s": 0.3, "check": {"laps": 3}}, [], {}, 0.1, 900,
+         None, []),
+        ("micro", {"failure": "exited with status 1: no", "log": "x.log"}, [], {}, 0.1, 900, None, ["failed"]),
+        ("micro", {"failure": "not run: failed at procs=10000", "not_run": True}, [], {}, None, None, None,
+         ["failed"]),
+        ("micro", {"max_procs": 4000, "budget_mb": 150, "stopped_by": "8,000 processes: over", "us_per_spawn": 2.0,
+                   "bytes_per_process": 20000}, [{"procs": 1000}], {}, None, None, None, []),
+    ]  # fmt: skip
+    for i, (kind, metrics, series, histograms, cpu, rss, engine, flags) in enumerate(rows):
+        old.execute(
+            "INSERT INTO measurements VALUES (?, 1, ?, 'go', 'e', ?, 1, 0, 0, '{}', '{\"mode\": \"idiomatic\"}', "
+            "?, ?, ?, ?, ?, ?, ?)",
+            (i + 1, kind, str(i), json.dumps(metrics), json.dumps(histograms), json.dumps(series), cpu, rss, engine,
+             json.dumps(flags)),
+        )  # fmt: skip
+    old.commit()
+    old.close()
+
+    upgraded = Store(path)
+    http, crashed, ran, failed, not_run, search = upgraded.measurements(1)
+    assert http.measured and http.payload == HttpResult({"rps": 5.0}, {"*": "HISTF"}, [], 2.0, 3000, 0.4)
+    assert crashed.outcome is Outcome.FAILED and crashed.reason == "server exited" and crashed.flags == ["crashed"]
+    assert ran.payload == ProgramRun({"us_per_hop": 0.2}, {"laps": 3}, 0.1, 0.3, 0.1, 900, "")
+    assert failed.outcome is Outcome.FAILED and failed.flags == [] and failed.payload.log == "x.log"
+    assert not_run.outcome is Outcome.NOT_RUN and not_run.reason == "failed at procs=10000"
+    assert search.payload == SpawnSearch(4000, 150, "8,000 processes: over", 2.0, 20000, [{"procs": 1000}])
+    assert upgraded.db.execute("PRAGMA user_version").fetchone()[0] == 1
+    upgraded.close()
+    assert len(Store(path).measurements(1)) == 6  # opening it again changes nothing
 
 
 def test_only_one_process_measures_at_a_time(tmp_path):

@@ -1,18 +1,27 @@
-"""The conformance checks must fail, with a useful message, against a server that breaks the contract."""
+"""The conformance checks must fail, with a useful message, against a server that breaks the contract,
+and report every broken expectation of a check rather than the first."""
 
 import pytest
 
-from arena import verify
+from arena import catalog, verify
+from arena.checks import Severity
 from arena.client import Client, Reply
 from arena.process import free_port, running
+from conftest import write_manifest
 
 
-def reply(status: int, body: bytes, content_type: str = "text/plain") -> Reply:
-    return Reply("GET", "/x", status, content_type, body, 0.01)
+def reply(status: int, body: bytes, content_type: str = "text/plain", seconds: float = 0.01) -> Reply:
+    return Reply("GET", "/x", status, content_type, body, seconds)
+
+
+def context() -> verify.Context:
+    return verify.Context(client=Client(0), hello=b"")
 
 
 def test_expect_accepts_a_matching_reply():
-    verify.expect(reply(200, b"OK"), 200, b"OK", "text/plain")
+    ctx = context()
+    ctx.expect(reply(200, b"OK"), 200, b"OK", "text/plain")
+    assert ctx.problems == []
 
 
 @pytest.mark.parametrize(
@@ -25,19 +34,43 @@ def test_expect_accepts_a_matching_reply():
     ],
 )
 def test_expect_reports_request_expected_and_got(got, status, body, content_type):
-    with pytest.raises(verify.Mismatch) as err:
-        verify.expect(got, status, body, content_type)
-    text = str(err.value)
-    assert "request:  GET /x" in text and "expected:" in text and "got:" in text
+    ctx = context()
+    assert ctx.expect(got, status, body, content_type) is got
+    (problem,) = ctx.problems
+    assert problem.severity is Severity.FAIL
+    assert "request:  GET /x" in problem.text and "expected:" in problem.text and "got:" in problem.text
+
+
+def test_every_broken_expectation_is_reported():
+    ctx = context()
+    for body in (b"A", b"B", b"OK", b"C"):
+        ctx.expect(reply(200, body), 200, b"OK")
+    assert [p.text.rsplit("'", 2)[-2] for p in ctx.problems] == ["A", "B", "C"]
+
+
+@pytest.mark.parametrize(("took", "severity"), [(2.9, Severity.WARN), (3.0, Severity.WARN), (3.1, Severity.FAIL)])
+def test_late_is_a_warning_up_to_half_again_the_bound(took, severity):
+    ctx = context()
+    ctx.late("GET /longPoll", 2.0, took, "all answered")
+    assert [p.severity for p in ctx.problems] == [severity]
 
 
 def test_wrong_checksum_fails_the_long_operation_check(fake):
     with running(fake, 1, free_port()) as server:
         ctx = verify.Context(client=Client(server.port), hello=b"")
-        with pytest.raises(verify.Mismatch) as err:
-            verify.check_long_operation(ctx)
-    assert "0.5682303266439076" in str(err.value)
-    assert "0.5" in str(err.value)
+        verify.check_long_operation(ctx)
+    texts = [p.text for p in ctx.problems]
+    assert len(texts) == 6  # every n asked for, not only the first
+    assert "0.5682303266439076" in texts[0] and "0.5" in texts[0]
+
+
+def test_a_malformed_setting_must_stop_the_server(tmp_path):
+    strict = catalog.parse(write_manifest(tmp_path, "strict", extra_env=', FAKE_STRICT = "1"'))
+    good = verify.check_malformed_setting(strict, [0], "ARENA_BCRYPT_COST", "3")
+    assert good.status == "pass", good.detail()
+    lenient = catalog.parse(write_manifest(tmp_path, "lenient"))
+    bad = verify.check_malformed_setting(lenient, [0], "ARENA_BCRYPT_COST", "3")
+    assert bad.status == "fail" and "it served" in bad.detail()
 
 
 def test_object_of_size_is_exact_json():

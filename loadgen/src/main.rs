@@ -107,12 +107,11 @@ fn cmd_run(args: &[String]) -> ExitCode {
         Ok(p) => p,
         Err(e) => return usage_error(&e.0),
     };
-    let model_s = match &prepared.scenario.model {
-        scenario::Model::Closed(c) => c.duration_s,
-        scenario::Model::Open(o) => o.duration_s,
-        scenario::Model::Fixed(_) => None,
-    };
-    if let Some(d) = model_s.filter(|d| *d > prepared.scenario.max_duration_s) {
+    if let Some(d) = prepared
+        .scenario
+        .planned_s()
+        .filter(|d| *d > prepared.scenario.max_duration_s)
+    {
         eprintln!(
             "loadgen: warning: the model lasts {d} s but max_duration_s is {} s: the run stops there",
             prepared.scenario.max_duration_s
@@ -191,7 +190,8 @@ fn cmd_run(args: &[String]) -> ExitCode {
 }
 
 /// Validates a scenario (including its data file and templates) without sending anything, and
-/// prints the validated scenario with its defaults filled in.
+/// prints the validated scenario with its defaults filled in, and how long its model is planned
+/// to last (`planned_s`, null when only the run can tell).
 fn cmd_check(args: &[String]) -> ExitCode {
     let [path] = args else {
         return usage_error("check needs exactly one scenario");
@@ -201,7 +201,10 @@ fn cmd_check(args: &[String]) -> ExitCode {
         Err(e) => return usage_error(&e),
     };
     match run::prepare(&text) {
-        Ok(p) => print_json(&p.scenario),
+        Ok(p) => print_json(&serde_json::json!({
+            "scenario": p.scenario,
+            "planned_s": p.scenario.planned_s(),
+        })),
         Err(e) => usage_error(&e.0),
     }
 }

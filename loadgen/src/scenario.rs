@@ -170,6 +170,17 @@ pub struct Target {
 }
 
 impl Scenario {
+    /// How long the model is planned to load the server, when that is known before the run:
+    /// closed with a duration, or open (its schedule); `None` for a fixed count of requests or
+    /// a closed model bounded by iterations only.
+    pub fn planned_s(&self) -> Option<f64> {
+        match &self.model {
+            Model::Closed(c) => c.duration_s,
+            Model::Open(o) => Some(o.schedule_s()),
+            Model::Fixed(_) => None,
+        }
+    }
+
     /// Parses and validates a scenario document. Only the structure and the numbers are
     /// checked here; templates and the data file are checked when the plan is compiled.
     pub fn parse(text: &str) -> Result<Scenario, InputError> {
@@ -262,12 +273,33 @@ impl Closed {
 }
 
 impl Open {
+    /// The arrival schedule as stages of (rate, seconds): the given stages, or one stage of
+    /// `rate` lasting `duration_s`, or `iterations / rate` when no duration is given. The one
+    /// place that knows how long an open run's schedule is.
+    pub fn stages(&self) -> Vec<(f64, f64)> {
+        match &self.stages {
+            Some(stages) => stages.iter().map(|s| (s.rate, s.duration_s)).collect(),
+            None => {
+                let rate = self.rate.unwrap_or(1.0);
+                let seconds = self
+                    .duration_s
+                    .unwrap_or_else(|| self.iterations.unwrap_or(1) as f64 / rate);
+                vec![(rate, seconds)]
+            }
+        }
+    }
+
+    /// How long the arrival schedule lasts, in seconds.
+    pub fn schedule_s(&self) -> f64 {
+        self.stages().iter().map(|(_, seconds)| seconds).sum()
+    }
+
     fn validate(&self, warmup_s: f64) -> Result<(), InputError> {
         check_range_u64("model.max_in_flight", self.max_in_flight, 1, MAX_IN_FLIGHT)?;
         if let Some(n) = self.iterations {
             check_range_u64("model.iterations", n, 1, MAX_ITERATIONS)?;
         }
-        let total_s = match &self.stages {
+        match &self.stages {
             Some(stages) => {
                 if self.rate.is_some() || self.duration_s.is_some() {
                     return input_err(
@@ -277,7 +309,6 @@ impl Open {
                 if stages.is_empty() {
                     return input_err("model.stages: at least one stage is required");
                 }
-                let mut total = 0.0;
                 for (i, s) in stages.iter().enumerate() {
                     check_range_f64(
                         &format!("model.stages[{i}].rate"),
@@ -293,9 +324,7 @@ impl Open {
                         MAX_DURATION_S,
                         false,
                     )?;
-                    total += s.duration_s;
                 }
-                total
             }
             None => {
                 let Some(rate) = self.rate else {
@@ -306,10 +335,9 @@ impl Open {
                 check_range_f64("model.rate", rate, 0.0, MAX_RATE, false)?;
                 match (self.duration_s, self.iterations) {
                     (Some(d), _) => {
-                        check_range_f64("model.duration_s", d, 0.0, MAX_DURATION_S, false)?;
-                        d
+                        check_range_f64("model.duration_s", d, 0.0, MAX_DURATION_S, false)?
                     }
-                    (None, Some(n)) => n as f64 / rate,
+                    (None, Some(_)) => {}
                     (None, None) => {
                         return input_err(
                             "open model: give duration_s, iterations, or both (the run must end)",
@@ -317,7 +345,8 @@ impl Open {
                     }
                 }
             }
-        };
+        }
+        let total_s = self.schedule_s();
         if total_s > MAX_DURATION_S {
             return input_err(format!(
                 "open model: the schedule lasts longer than {MAX_DURATION_S} s"
@@ -600,5 +629,40 @@ mod tests {
             {"kind": "fixed", "requests": 0, "concurrency": 100})))
             .contains("model.requests")
         );
+    }
+
+    #[test]
+    fn planned_length_of_each_model() {
+        let cases = [
+            (
+                serde_json::json!({"kind": "closed", "users": 2, "duration_s": 7}),
+                Some(7.0),
+            ),
+            (
+                serde_json::json!({"kind": "closed", "users": 2, "iterations_per_user": 3}),
+                None,
+            ),
+            (
+                serde_json::json!({"kind": "open", "rate": 2, "iterations": 50}),
+                Some(25.0),
+            ),
+            (
+                serde_json::json!({"kind": "open", "rate": 2, "iterations": 50, "duration_s": 4}),
+                Some(4.0),
+            ),
+            (
+                serde_json::json!({"kind": "open", "stages": [
+                    {"rate": 2, "duration_s": 25}, {"rate": 10, "duration_s": 5}]}),
+                Some(30.0),
+            ),
+            (
+                serde_json::json!({"kind": "fixed", "requests": 10, "concurrency": 2}),
+                None,
+            ),
+        ];
+        for (model, planned) in cases {
+            let sc = Scenario::parse(&with(|v| v["model"] = model.clone())).unwrap();
+            assert_eq!(sc.planned_s(), planned, "{model}");
+        }
     }
 }

@@ -4,10 +4,10 @@ small sizes in both modes, with every check value verified, and bad arguments re
 
 from __future__ import annotations
 
+from arena import cores
 from arena.catalog import Manifest
+from arena.checks import CheckResult, Problem, Severity
 from arena.micro import program, suite
-from arena.pipeline import cores_for
-from arena.verify import CheckResult
 
 BAD_ARGUMENTS = [
     ["nosuchbench"],
@@ -25,21 +25,26 @@ BAD_ARGUMENTS = [
 
 def checks(manifest: Manifest, cpus: int, report=lambda result: None) -> list[CheckResult]:
     limits = suite.limits("check")
-    cores, memory_kb = cores_for(cpus), limits.run_memory_mb() * 1024
+    taken, memory_kb = cores.take(cpus), limits.run_memory_mb() * 1024
     results = []
     for bench in suite.load():
         for point in suite.points(bench, "check"):
             outcome, failure = program.run_point(manifest, cpus, point, limits.seconds, memory_kb)
-            result = CheckResult(f"{bench.id} {point.label}", not failure, outcome.wall_s, failure)
+            problems = [Problem(Severity.FAIL, failure)] if failure else []
+            result = CheckResult(f"{bench.id} {point.label}", outcome.wall_s, problems)
             report(result)
             results.append(result)
     for arguments in BAD_ARGUMENTS:
-        outcome = program.run(manifest, cpus, cores, arguments, limits.seconds)
+        outcome = program.run(manifest, cpus, taken, arguments, limits.seconds)
         said = outcome.failure.startswith("exited with status 2:") and "nothing on stderr" not in outcome.failure
         refused = said and not outcome.stdout.strip()
         got = outcome.failure or "success"
-        detail = "" if refused else f"expected status 2, a message on stderr, nothing on stdout; got: {got}"
-        result = CheckResult(f"refuses {' '.join(arguments) or 'no arguments'}", refused, outcome.wall_s, detail)
+        problems = (
+            []
+            if refused
+            else [Problem(Severity.FAIL, f"expected status 2, a message on stderr, nothing on stdout; got: {got}")]
+        )
+        result = CheckResult(f"refuses {' '.join(arguments) or 'no arguments'}", outcome.wall_s, problems)
         report(result)
         results.append(result)
     return results

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import psutil
 
+from arena import cores
 from arena.catalog import RESULTS, Manifest
 from arena.micro.suite import Point
-from arena.pipeline import cores_for
 from arena.process import cpu_list, stop_tree, tree_of
 
 # Most runs end within a second: a short first pause notices that sooner, then the poll settles
@@ -29,15 +29,6 @@ from arena.process import cpu_list, stop_tree, tree_of
 POLL_FIRST_S = 0.001
 POLL_S = 0.02
 _RUNS = itertools.count(1)  # tells apart the logs of runs started within the same second
-
-# The metric each bench reports, and the check values it must return for given parameters.
-METRICS = {
-    "pingping": "us_per_message",
-    "pingpong": "us_per_round_trip",
-    "spawn": "us_per_spawn",
-    "throughput": "messages_per_s",
-    "ring": "us_per_hop",
-}
 
 
 def expected_check(bench: str, params: dict) -> dict:
@@ -70,8 +61,9 @@ class Outcome:
         return self.document is not None and not self.failure
 
 
-def problems(document: dict, bench: str, mode: str, params: dict, payload: str, cpus: int) -> list[str]:
+def problems(document: dict, point: Point, payload: str, cpus: int) -> list[str]:
     """How a program's document departs from spec/micro.md for the run asked for."""
+    bench, mode, params = point.bench.id, point.mode, point.params
     found = []
     wanted = {
         "bench": bench,
@@ -87,11 +79,14 @@ def problems(document: dict, bench: str, mode: str, params: dict, payload: str, 
     if not isinstance(elapsed, int | float) or elapsed <= 0:
         found.append(f"elapsed_s is {elapsed!r}, expected a positive number")
     metric = document.get("metric")
-    if not isinstance(metric, dict) or not isinstance(metric.get(METRICS[bench]), int | float):
-        found.append(f"metric.{METRICS[bench]} is missing")
+    if not isinstance(metric, dict) or not isinstance(metric.get(point.bench.metric), int | float):
+        found.append(f"metric.{point.bench.metric} is missing")
     elif bench == "spawn":
-        found += [f"metric.{k} is missing" for k in ("bytes_per_process", "rss_before_kb", "rss_peak_kb")
-                  if not isinstance(metric.get(k), int | float)]  # fmt: skip
+        found += [
+            f"metric.{k} is missing"
+            for k in ("bytes_per_process", "rss_before_kb", "rss_peak_kb")
+            if not isinstance(metric.get(k), int | float)
+        ]
     check = document.get("check")
     if not isinstance(check, dict):
         return [*found, "check is missing"]
@@ -129,9 +124,14 @@ def run(
         err.flush()
         try:
             process = subprocess.Popen(
-                command, cwd=manifest.folder, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
+                command,
+                cwd=manifest.folder,
+                env=env,
+                stdout=out,
+                stderr=err,
+                stdin=subprocess.DEVNULL,
                 start_new_session=True,
-            )  # fmt: skip
+            )
         except OSError as error:
             return Outcome(None, f"cannot start: {error}", 0.0, None, None, log)
         try:
@@ -170,10 +170,10 @@ def run(
 
 def run_point(manifest: Manifest, cpus: int, point: Point, seconds: float, memory_kb: int) -> tuple[Outcome, str]:
     """Runs one point on the budget's cores and checks its document: (outcome, what went wrong or "")."""
-    outcome = run(manifest, cpus, cores_for(cpus), point.arguments(), seconds, memory_kb)
+    outcome = run(manifest, cpus, cores.take(cpus), point.arguments(), seconds, memory_kb)
     if not outcome.ok:
         return outcome, outcome.failure
-    found = problems(outcome.document, point.bench.id, point.mode, point.params, manifest.payload, cpus)
+    found = problems(outcome.document, point, manifest.payload, cpus)
     return outcome, "check failed: " + "; ".join(found) if found else ""
 
 

@@ -9,7 +9,10 @@ from dataclasses import dataclass, field
 
 import psutil
 
+from arena import cores, published
 from arena.catalog import SPEC
+from arena.errors import UsageError
+from arena.published import Published
 
 SUITE_FILE = SPEC / "micro.toml"
 MODES = ("idiomatic", "copy")
@@ -25,16 +28,8 @@ PROFILES = ("quick", "paper", "check")  # check: the small sizes `arena test` ru
 MAX = "max"  # spawn's `--procs max`: the harness searches for the largest N
 
 
-class SuiteError(Exception):
+class SuiteError(UsageError):
     """spec/micro.toml is unreadable or inconsistent, or a bench asked for does not exist."""
-
-
-@dataclass(frozen=True)
-class Published:
-    table: str
-    metric: str
-    point: dict
-    values: list[dict]
 
 
 @dataclass(frozen=True)
@@ -42,7 +37,8 @@ class Bench:
     id: str
     title: str
     source: str
-    metric: str
+    metric: str  # the key of the program's `metric` object the report shows (spec/micro.md)
+    unit: str  # how that metric reads, e.g. "µs per hop"
     axis: str  # the parameter the report's columns sweep
     profiles: dict[str, dict]
     notes: list[str] = field(default_factory=list)
@@ -54,6 +50,10 @@ class Point:
     bench: Bench
     mode: str
     params: dict  # e.g. {"size": 5000, "rounds": 10000}; spawn's search has {"procs": "max"}
+
+    @property
+    def experiment(self) -> str:
+        return self.bench.id
 
     @property
     def key(self) -> str:
@@ -109,10 +109,11 @@ def _bench(table: dict) -> Bench:
             title=table["title"],
             source=table["source"],
             metric=table["metric"],
+            unit=table["unit"],
             axis=table["axis"],
             profiles={name: table[name] for name in PROFILES},
             notes=table.get("notes", []),
-            published=[Published(**p) for p in table.get("published", [])],
+            published=published.parse(table.get("published", [])),
         )
     except (KeyError, TypeError) as err:
         raise SuiteError(f"{SUITE_FILE}: bench {table.get('id', '?')}: missing or bad field {err}") from None
@@ -163,7 +164,7 @@ def budgets(bench: Bench, suite: str, machine: int) -> list[int]:
     """The profile's core budgets on a machine with `machine` cores."""
     wanted = bench.profiles[suite].get("cpus", [1])
     if wanted == "all":
-        return [2**k for k in range(machine.bit_length()) if 2**k <= machine]
+        return cores.all_budgets(machine)
     return [cpus for cpus in wanted if cpus <= machine]
 
 

@@ -27,18 +27,8 @@ pub struct Schedule {
 
 impl Schedule {
     pub fn of(m: &Open) -> Schedule {
-        let stages = match &m.stages {
-            Some(s) => s.iter().map(|s| (s.rate, s.duration_s)).collect(),
-            None => {
-                let rate = m.rate.unwrap_or(1.0);
-                let dur = m
-                    .duration_s
-                    .unwrap_or_else(|| m.iterations.unwrap_or(1) as f64 / rate);
-                vec![(rate, dur)]
-            }
-        };
         Schedule {
-            stages,
+            stages: m.stages(),
             cap: m.iterations.unwrap_or(u64::MAX),
         }
     }

@@ -1,4 +1,9 @@
-"""The experiments of spec/scenarios/: parsed, and expanded into measurement points for the engine."""
+"""The experiments of spec/scenarios/: parsed, and expanded into measurement points for the engine.
+
+A point becomes a scenario document of the engine's (loadgen/README.md), which the engine itself
+validates (`LoadEngine.check`): the harness reads only the keys that are its own (`users_per_core`,
+`keep_alive`, `rows`, the profile's `params`, `settings` and `warmup`).
+"""
 
 from __future__ import annotations
 
@@ -7,26 +12,16 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from arena import published
 from arena.catalog import SPEC
+from arena.errors import UsageError
+from arena.published import Published
 
 SCENARIOS = SPEC / "scenarios"
-ENGINE_MODEL_KEYS = {
-    "closed": {"users", "think_ms", "ramp_per_s", "duration_s", "iterations_per_user"},
-    "open": {"rate", "duration_s", "iterations", "max_in_flight", "stages"},
-    "fixed": {"requests", "concurrency"},
-}
 
 
-class ScenarioError(Exception):
-    """A scenario file that is unreadable or inconsistent."""
-
-
-@dataclass(frozen=True)
-class Published:
-    table: str
-    metric: str
-    point: dict
-    values: list[dict]
+class ScenarioError(UsageError):
+    """A scenario file that is unreadable or inconsistent, or an experiment asked for that does not exist."""
 
 
 @dataclass(frozen=True)
@@ -53,6 +48,11 @@ class Point:
     suite: str
     index: int
     params: dict  # the point's own keys, e.g. {"users": 500} or {"rate": 2, "iterations": 20}
+    planned_s: float | None = None  # how long the engine plans to load the server (LoadEngine.check)
+
+    @property
+    def experiment(self) -> str:
+        return self.scenario.id
 
     @property
     def key(self) -> str:
@@ -65,19 +65,15 @@ class Point:
     def settings(self) -> dict[str, str]:
         return dict(self.scenario.profiles[self.suite].get("settings", {}))
 
-    def engine_scenario(self, port: int, cpus: int, users_csv: Path | None, max_duration_s: float) -> dict:
-        """The engine's scenario document (loadgen/README.md) for this point on a server."""
+    def engine_scenario(self, port: int, cpus: int, users_csv: Path | None, max_duration_s: float | None) -> dict:
+        """The engine's scenario document (loadgen/README.md) for this point on a server; without a
+        `max_duration_s` the engine's own bound applies."""
         profile = self.scenario.profiles[self.suite]
         model = {**profile["model"], **self.params}
         if "users_per_core" in model:
             model["users"] = model.pop("users_per_core") * cpus
         keep_alive = model.pop("keep_alive", True)
         rows = model.pop("rows", "per_user")
-        if model["kind"] == "open" and "iterations" in model and "duration_s" not in model:
-            model["duration_s"] = model["iterations"] / model["rate"]
-        unknown = set(model) - ENGINE_MODEL_KEYS[model["kind"]] - {"kind"}
-        if unknown:
-            raise ScenarioError(f"{self.scenario.id}: unknown model keys for {model['kind']}: {sorted(unknown)}")
         params = {key: str(value) for key, value in profile.get("params", {}).items()}
         steps = [_fill(step, params) for step in self.scenario.steps]
         document = {
@@ -86,20 +82,12 @@ class Point:
             "steps": steps,
             "keep_alive": keep_alive,
             "timeout_ms": 120_000,
-            "max_duration_s": max_duration_s,
         }
+        if max_duration_s is not None:
+            document["max_duration_s"] = max_duration_s
         if users_csv is not None:
             document["data"] = {"csv": str(users_csv), "delimiter": ";", "rows": rows}
         return document
-
-    def expected_seconds(self) -> float:
-        """A rough length of the measured run, for progress estimates and time bounds."""
-        model = {**self.scenario.profiles[self.suite]["model"], **self.params}
-        if "duration_s" in model:
-            return float(model["duration_s"])
-        if model["kind"] == "open":
-            return model["iterations"] / model["rate"]
-        return 30.0
 
 
 def _fill(step: dict, params: dict[str, str]) -> dict:
@@ -131,17 +119,15 @@ def parse(path: Path) -> Scenario:
             users_csv=data.get("users_csv", False),
             deviations=data.get("deviations", ""),
             pending=data.get("pending", ""),
-            published=[
-                Published(p["table"], p["metric"], p.get("point", {}), p["values"]) for p in data.get("published", [])
-            ],
+            published=published.parse(data.get("published", [])),
         )
-    except KeyError as err:
-        raise ScenarioError(f"{path.name}: missing {err}") from None
+    except (KeyError, TypeError) as err:
+        raise ScenarioError(f"{path.name}: missing or bad field {err}") from None
     if scenario.id != path.stem:
         raise ScenarioError(f"{path.name}: id '{scenario.id}' differs from the file name")
     for suite, profile in scenario.profiles.items():
-        if profile.get("model", {}).get("kind") not in ENGINE_MODEL_KEYS:
-            raise ScenarioError(f"{path.name} [{suite}]: model.kind must be one of {sorted(ENGINE_MODEL_KEYS)}")
+        if not isinstance(profile.get("model"), dict):
+            raise ScenarioError(f"{path.name} [{suite}]: no model table (the engine's load model)")
         if not profile.get("points"):
             raise ScenarioError(f"{path.name} [{suite}]: no points")
     return scenario

@@ -1,0 +1,98 @@
+"""What a kind of measurement gives the run lifecycle (arena/lifecycle.py).
+
+A kind — the REST scenarios of `arena run` (arena/rest/), the micro-benchmarks of `arena micro`
+(arena/micro/) — turns the command line's options into a plan, prepares what the plan needs and
+lists its tasks, measures one task at a time, and builds the tables of a stored run. The
+lifecycle does the rest, the same for every kind: the lock, opening or resuming the run,
+provenance, the progress loop, Ctrl-C, and the summary.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from arena.catalog import Manifest
+from arena.console import Console
+from arena.measurement import Measurement, Outcome
+from arena.store import Run
+from arena.tables import Report
+
+
+class Point(Protocol):
+    """One configuration of one experiment or bench."""
+
+    @property
+    def experiment(self) -> str: ...  # scenario or bench id
+
+    @property
+    def key(self) -> str: ...  # JSON of its parameters, unique within the experiment
+
+    @property
+    def label(self) -> str: ...  # its parameters as a person reads them
+
+
+@dataclass(frozen=True)
+class Task:
+    """One measurement to make: an implementation at a point, a core budget and a repetition."""
+
+    kind: str
+    manifest: Manifest
+    point: Point
+    cpus: int
+    repetition: int
+    estimate_s: float  # for the ETA
+
+    @property
+    def key(self) -> tuple:
+        """The same as the key of the measurement it makes (Measurement.key)."""
+        return (self.kind, self.manifest.name, self.point.experiment, self.point.key, self.cpus, self.repetition)
+
+    def measurement(self, outcome: Outcome, **fields) -> Measurement:
+        """The measurement this task made: its envelope from the task, the rest from `fields`."""
+        return Measurement(
+            self.kind, self.manifest.name, self.point.experiment, self.point.key, self.cpus, self.repetition, outcome,
+            **fields,
+        )  # fmt: skip
+
+    def describe(self) -> str:
+        return (
+            f"{self.manifest.name:14} {self.point.experiment:16} {self.point.label:34} "
+            f"cpus={self.cpus} rep {self.repetition + 1}"
+        )
+
+
+@dataclass
+class Batch:
+    """What a prepared plan gives: every task, how to measure one, and what was skipped, and why."""
+
+    tasks: list[Task]
+    measure: Callable[[Task], Measurement]
+    skipped: list[str] = field(default_factory=list)
+
+
+class Kind(Protocol):
+    name: str  # stored with the run: 'http' or 'micro'
+    command: str  # the command that runs it, for resume hints: 'run' or 'micro'
+
+    def plan(self, options: argparse.Namespace) -> dict:
+        """The options as a plan to store (JSON); raises UsageError on bad options."""
+        ...
+
+    def check(self, plan: dict) -> None:
+        """Raises UsageError when a stored plan cannot run on this machine (a resume elsewhere)."""
+        ...
+
+    def headline(self, plan: dict) -> str: ...
+
+    def prepare(self, plan: dict, stored: list[Measurement], console: Console) -> Batch:
+        """Installs, builds and verifies what the plan needs; `stored` is what a resumed run has."""
+        ...
+
+    def outcome(self, m: Measurement) -> str:
+        """A measurement in one line, for the progress display."""
+        ...
+
+    def report(self, run: Run, title: str, measurements: list[Measurement], skipped: list[str]) -> Report: ...

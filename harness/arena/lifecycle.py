@@ -1,0 +1,103 @@
+"""One run's life, the same for every kind of measurement (arena/kind.py): claim the lock, open or
+resume the run, record its provenance, prepare, measure every task not yet stored with progress
+and an ETA, keep everything finished on Ctrl-C, and write the summary at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from arena import provenance
+from arena.catalog import RESULTS
+from arena.console import Console
+from arena.errors import UsageError
+from arena.kind import Kind
+from arena.render import markdown
+from arena.store import Run, Store
+
+
+def run(kind: Kind, options: argparse.Namespace, console: Console) -> int:
+    plan = kind.plan(options)  # every option is checked before anything is claimed or started
+    store = Store()
+    try:
+        store.claim()
+        current = _open(store, kind, options.resume, plan)
+        kind.check(current.plan)
+        console.line(f"arena {kind.command} {current.name}: {kind.headline(current.plan)}")
+        console.line(f"results: {store.path} (run {current.name}); Ctrl-C keeps what is finished, --resume continues")
+        console.line()
+        try:
+            _measure(kind, store, current, console)
+        except KeyboardInterrupt:
+            kept = len(store.done_keys(current.id))
+            console.line(
+                f"\ninterrupted: {kept} measurement(s) of run {current.name} are stored; "
+                f"continue with ./arena {kind.command} --resume {current.name}"
+            )
+            return 130
+        store.finish_run(current.id)
+        write_summary(kind, store, current, console)
+        return 0
+    finally:
+        store.close()
+
+
+def _open(store: Store, kind: Kind, resume: str | None, plan: dict) -> Run:
+    """The run named by --resume (or the last unfinished one of this kind), else a new one."""
+    if resume:
+        found = store.last_unfinished(kind.name) if resume == "last" else store.run_by_name(resume)
+        if found is None:
+            raise UsageError(f"no {kind.name} run to resume ({resume}); start one without --resume")
+        if found.kind != kind.name:
+            raise UsageError(f"run {found.name} is a {found.kind} run; resume it with its own command")
+        if found.finished is not None:
+            raise UsageError(f"run {found.name} is already complete; see ./arena report {found.name}")
+        return found
+    commit, dirty = provenance.git_state()
+    name = time.strftime("%Y%m%d-%H%M%S")
+    return store.start_run(name, plan["suite"], {"kind": kind.name, **plan}, provenance.host_facts(), commit, dirty)
+
+
+def _measure(kind: Kind, store: Store, current: Run, console: Console) -> None:
+    batch = kind.prepare(current.plan, store.measurements(current.id), console)
+    for line in batch.skipped:
+        store.add_note(current.id, line)
+    done = store.done_keys(current.id)
+    todo = [task for task in batch.tasks if task.key not in done]
+    with console.progress(todo, stored=len(batch.tasks) - len(todo)) as loop:
+        for task in todo:
+            loop.start(task)
+            measurement = batch.measure(task)
+            store.add(current.id, measurement)
+            loop.finish(task, kind.outcome(measurement))
+
+
+def write_summary(kind: Kind, store: Store, current: Run, console: Console) -> None:
+    """Prints a stored run's summary and writes it to results/<run>/summary.md."""
+    host = current.host
+    title = (
+        f"Arena {kind.command} {current.name} ({current.suite} suite) on {host.get('cpu_model')}, "
+        f"{host.get('cores')} cores, commit {current.git_commit[:10]}"
+        f"{' (modified)' if current.git_dirty else ''}"
+    )
+    made = kind.report(current, title, store.measurements(current.id), store.notes(current.id))
+    folder = RESULTS / current.name
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "summary.md").write_text(markdown.report(made), encoding="utf-8")
+    console.line()
+    console.report(made)
+    console.line(f"\nsummary: {folder / 'summary.md'}")
+
+
+def report(name: str, kinds: dict[str, Kind], console: Console) -> int:
+    """`arena report [RUN]`: a stored run's summary again, whatever its kind."""
+    store = Store()
+    try:
+        found = store.last_run() if name == "last" else store.run_by_name(name)
+        if found is None:
+            raise UsageError(f"no run named {name} in {store.path}")
+        write_summary(kinds[found.kind], store, found, console)
+        return 0
+    finally:
+        store.close()

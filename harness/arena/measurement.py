@@ -1,0 +1,72 @@
+"""One measurement: an envelope every kind shares, a typed outcome, and a payload of the kind's own.
+
+The envelope says what was measured (kind, implementation, experiment, point, core budget,
+repetition), with which versions, and under which validity flags. The outcome says whether it was
+measured, failed (and why) or not run (and why). The payload holds what the kind measured: a
+dataclass the kind registers with `@payload`, so the store can write it and read it back typed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+class Outcome(StrEnum):
+    MEASURED = "measured"
+    FAILED = "failed"  # it ran and produced no valid result: the reason says why
+    NOT_RUN = "not run"  # it was not attempted: the reason says why
+
+
+_PAYLOADS: dict[str, type] = {}
+
+
+def payload(cls: type) -> type:
+    """Registers a payload dataclass under its class name, the tag it is stored with."""
+    if cls.__name__ in _PAYLOADS and _PAYLOADS[cls.__name__] is not cls:
+        raise TypeError(f"two payload types are named {cls.__name__}")
+    _PAYLOADS[cls.__name__] = cls
+    return cls
+
+
+def encode(value: Any) -> str | None:
+    if value is None:
+        return None
+    return json.dumps({"type": type(value).__name__, **dataclasses.asdict(value)})
+
+
+def decode(text: str | None) -> Any:
+    if text is None:
+        return None
+    data = json.loads(text)
+    kind = data.pop("type")
+    if kind not in _PAYLOADS:
+        raise KeyError(f"unknown payload type {kind!r}: its kind's module was not imported")
+    return _PAYLOADS[kind](**data)
+
+
+@dataclass(frozen=True)
+class Measurement:
+    kind: str  # 'http' (a scenario point) or 'micro' (a micro-benchmark point)
+    impl: str
+    experiment: str  # scenario or bench id
+    point: str  # JSON of the point's parameters: its key within the experiment
+    cpus: int
+    repetition: int
+    outcome: Outcome
+    reason: str = ""  # why it failed or was not run
+    versions: dict = field(default_factory=dict)  # runtime, framework, libraries, engine, ...
+    parameters: dict = field(default_factory=dict)  # what was asked: engine scenario, settings, cores, ...
+    flags: list[str] = field(default_factory=list)  # validity: engine-bound, errors, crashed, shared-cores
+    payload: Any = None  # the kind's own result, a registered dataclass
+
+    @property
+    def measured(self) -> bool:
+        return self.outcome is Outcome.MEASURED
+
+    @property
+    def key(self) -> tuple:
+        return (self.kind, self.impl, self.experiment, self.point, self.cpus, self.repetition)

@@ -1,0 +1,203 @@
+"""`arena micro`'s kind of measurement: every bench of spec/micro.toml on every runtime of micro/.
+
+Each measurement is one run of the runtime's program (a cold start, as Valkov et al. restarted
+their VMs), pinned to its core budget and bounded in time and memory; its check values are
+verified. A point that fails is recorded as failing there, and the larger points of the same sweep
+are recorded as not run. Spawn's `max` point is a search (micro/search.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from arena import catalog, cores
+from arena.catalog import Manifest
+from arena.console import Console
+from arena.errors import UsageError
+from arena.kind import Batch, Task
+from arena.measurement import Measurement, Outcome
+from arena.micro import program, search, suite, tables
+from arena.micro.result import ProgramRun, SpawnSearch
+from arena.micro.suite import Bench, Limits, Point
+from arena.prepare import prepare
+from arena.store import Run
+from arena.tables import Report
+from arena.toolchain import Toolchains, runtime_version
+
+KIND = "micro"
+START_S = 1.5  # starting and stopping a program, for the ETA
+SEARCH_S = 30.0  # a spawn search, for the ETA
+
+
+def _sweep(impl: str, bench: str, mode: str, cpus: int) -> tuple:
+    """What a failure carries over to larger points: same runtime, bench, mode and budget."""
+    return (impl, bench, mode, cpus)
+
+
+def plan_tasks(rows: list[Manifest], benches: list[Bench], plan: dict) -> tuple[list[Task], list[str]]:
+    """The measurements of a plan, and the (runtime, budget) pairs skipped with the reason."""
+    machine = len(cores.machine_cores())
+    budgets = {bench.id: plan["cpus"] or suite.budgets(bench, plan["suite"], machine) for bench in benches}
+    tasks = [
+        Task(KIND, manifest, point, cpus, repetition, _estimate(point))
+        for repetition in range(plan["repeat"])
+        for bench in benches
+        for point in suite.points(bench, plan["suite"])
+        if repetition == 0 or not point.is_max  # the search is long and its answer a single number
+        for manifest in rows
+        for cpus in budgets[bench.id]
+        if manifest.cpus_for(cpus) == cpus
+    ]
+    skipped = [
+        f"skipped {manifest.name} cpus={cpus}: uses at most {manifest.max_cpus} core(s)"
+        for bench in benches
+        for manifest in rows
+        for cpus in budgets[bench.id]
+        if manifest.cpus_for(cpus) != cpus
+    ]
+    return tasks, list(dict.fromkeys(skipped))
+
+
+def _estimate(point: Point) -> float:
+    return SEARCH_S if point.is_max else float(point.params.get("seconds", 0)) + START_S
+
+
+class Measurer:
+    """Measures the tasks of one run, remembering which sweeps have failed and each runtime's version."""
+
+    def __init__(self, limits: Limits, stored: list[Measurement], console: Console) -> None:
+        self.limits, self.console = limits, console
+        self.versions: dict[str, str] = {}
+        self.failed: dict[tuple, list[dict]] = {}
+        for m in stored:
+            if m.kind == KIND and m.outcome is Outcome.FAILED and not isinstance(m.payload, SpawnSearch):
+                sweep = _sweep(m.impl, m.experiment, m.parameters["mode"], m.cpus)
+                self.failed.setdefault(sweep, []).append(m.parameters["params"])
+
+    def version(self, manifest: Manifest, program_runtime: str) -> dict:
+        if manifest.name not in self.versions:
+            self.versions[manifest.name] = runtime_version(manifest)
+        return {
+            "runtime": self.versions[manifest.name],
+            "program_runtime": program_runtime,
+            "framework": manifest.framework,
+            "libraries": manifest.libraries,
+            "payload": manifest.payload,
+        }
+
+    def __call__(self, task: Task) -> Measurement:
+        point, manifest = task.point, task.manifest
+        parameters = {
+            "mode": point.mode,
+            "params": point.params,
+            "payload": manifest.payload,
+            "cores": cores.take(task.cpus),
+            "limit_s": self.limits.seconds,
+        }
+        sweep = _sweep(manifest.name, point.experiment, point.mode, task.cpus)
+        blocker = next((f for f in self.failed.get(sweep, []) if suite.dominates(f, point.params)), None)
+        if blocker is not None:
+            at = " ".join(f"{k}={v}" for k, v in blocker.items())
+            return task.measurement(Outcome.NOT_RUN, reason=f"failed at {at}", parameters=parameters)
+        if point.is_max:
+            say = lambda step: self.console.line(f"          {step}")  # noqa: E731
+            found, runtime = search.search_max(manifest, task.cpus, point, self.limits, say)
+            parameters |= {"search": search.DESCRIPTION}
+            outcome = Outcome.MEASURED if found.max_procs else Outcome.FAILED
+            reason = "" if found.max_procs else found.stopped_by
+            return task.measurement(
+                outcome,
+                reason=reason,
+                versions=self.version(manifest, runtime),
+                parameters=parameters,
+                payload=found,
+            )
+        memory_mb = self.limits.run_memory_mb()
+        ran, failure = program.run_point(manifest, task.cpus, point, self.limits.seconds, memory_mb * 1024)
+        document = ran.document or {}
+        result = ProgramRun(
+            metric=document.get("metric", {}) if not failure else {},
+            check=document.get("check", {}),
+            elapsed_s=document.get("elapsed_s"),
+            wall_s=ran.wall_s,
+            cpu_s=ran.cpu_s,
+            peak_rss_kb=ran.peak_rss_kb,
+            log=str(ran.log),
+        )
+        if failure:
+            self.failed.setdefault(sweep, []).append(point.params)
+        return task.measurement(
+            Outcome.FAILED if failure else Outcome.MEASURED,
+            reason=failure,
+            versions=self.version(manifest, document.get("runtime", "")),
+            parameters=parameters | {"arguments": point.arguments(), "memory_limit_mb": memory_mb},
+            payload=result,
+        )
+
+
+def outcome(m: Measurement, benches: dict[str, Bench]) -> str:
+    """A measurement in one line."""
+    if m.outcome is Outcome.NOT_RUN:
+        return f"not run: {m.reason}"
+    if isinstance(m.payload, SpawnSearch):
+        found = m.payload
+        return f"max {found.max_procs:,} processes under {found.budget_mb} MiB ({found.stopped_by})"
+    if not m.measured:
+        return f"FAILED: {m.reason}"
+    run: ProgramRun = m.payload
+    metric = benches[m.experiment].metric
+    cpu = f"  cpu {run.cpu_s:.2f} s" if run.cpu_s is not None else ""
+    rss = f"  rss {run.peak_rss_kb // 1024} MiB" if run.peak_rss_kb is not None else ""
+    return f"{run.metric[metric]:12.3f} {metric}  checks ok{cpu}{rss}"
+
+
+class MicroKind:
+    name = KIND
+    command = "micro"
+
+    def plan(self, options: argparse.Namespace) -> dict:
+        if not 1 <= options.repeat <= 100:
+            raise UsageError(f"--repeat {options.repeat}: choose 1..100")
+        suite.load(options.bench)
+        suite.limits(options.suite)
+        catalog.rows(options.impl, catalog.load_micro, lambda _: None)  # unknown names fail here
+        return {
+            "suite": options.suite,
+            "impl": options.impl,
+            "bench": options.bench,
+            "cpus": cores.parse_budgets(options.cpus) if options.cpus else None,
+            "repeat": options.repeat,
+        }
+
+    def check(self, plan: dict) -> None:
+        for cpus in plan["cpus"] or []:
+            cores.check_budget(cpus)
+
+    def headline(self, plan: dict) -> str:
+        limits = suite.limits(plan["suite"])
+        budgets = plan["cpus"] or "each bench's own (spec/micro.toml)"
+        return (
+            f"suite {plan['suite']}, cpus {budgets}, {plan['repeat']} repetition(s); "
+            f"each run bounded by {limits.seconds:g} s and {limits.run_memory_mb()} MiB"
+        )
+
+    def prepare(self, plan: dict, stored: list[Measurement], console: Console) -> Batch:
+        benches, limits = suite.load(plan["bench"]), suite.limits(plan["suite"])
+        self.benches = {b.id: b for b in benches}
+        toolchains = Toolchains(say=console.line)
+        console.line("preparing")
+        ready, skipped = [], []
+        for manifest in catalog.rows(plan["impl"], catalog.load_micro, console.warn):
+            prepared = prepare(manifest, toolchains, console)
+            if prepared.ok:
+                ready.append(manifest)
+            else:
+                skipped.append(f"skipped {manifest.name}: {prepared.reason}")
+        tasks, budget_skips = plan_tasks(ready, benches, plan)
+        return Batch(tasks, Measurer(limits, stored, console), skipped + budget_skips)
+
+    def outcome(self, m: Measurement) -> str:
+        return outcome(m, self.benches)
+
+    def report(self, run: Run, title: str, measurements: list[Measurement], skipped: list[str]) -> Report:
+        return tables.report(title, suite.load(run.plan["bench"]), measurements, skipped, run.host)

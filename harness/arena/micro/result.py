@@ -1,0 +1,31 @@
+"""What one micro-benchmark measurement holds (its payload): one run of the program, or spawn's
+search for the largest number of processes under a memory budget."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from arena.measurement import payload
+
+
+@payload
+@dataclass(frozen=True)
+class ProgramRun:
+    metric: dict  # the program's `metric` object (spec/micro.md); empty when the run failed
+    check: dict  # the counts it reported, compared with what the parameters demand
+    elapsed_s: float | None  # as the program timed itself
+    wall_s: float | None  # from start to exit, as the harness saw it
+    cpu_s: float | None  # the program's CPU time (rusage of the whole tree)
+    peak_rss_kb: int | None
+    log: str  # its stderr
+
+
+@payload
+@dataclass(frozen=True)
+class SpawnSearch:
+    max_procs: int  # the largest N that ran within the budget; 0 when even the first failed
+    budget_mb: int
+    stopped_by: str  # what ended the search
+    us_per_spawn: float | None  # at max_procs
+    bytes_per_process: float | None  # at max_procs
+    steps: list[dict]  # every N tried: procs, wall_s, peak_rss_kb, and its numbers or its failure

@@ -1,0 +1,160 @@
+"""The summary of a micro run as the table model: one section per bench, laid out as the seeds'
+figures.
+
+Rows are a runtime in one payload mode and core budget; columns sweep the bench's axis (message
+size for pingping and pingpong, processes for spawn and ring, pairs for throughput), so a row reads
+as one line of Valkov's Figures 3-5 or Varjão's plots. Each cell is the median over repetitions
+± the half-width of its 95% interval; a failed point says so, and the larger points it stopped
+say "not run". The seeds' published figures are rows marked "(seed)".
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from arena.measurement import Measurement, Outcome
+from arena.micro.result import ProgramRun, SpawnSearch
+from arena.micro.suite import MAX, Bench
+from arena.stats import summarize
+from arena.tables import Cell, Column, Report, Row, Section, Table, legend
+
+KIND = "micro"
+PAYLOAD = (
+    "payload: what a send does in that row — 'shared' passes a reference (or a reference-counted "
+    "binary), 'copied' copies the bytes; copy mode makes a fresh buffer for every send."
+)
+NOT_RUN = "not run: a larger point of a row whose smaller point failed is not attempted"
+
+
+def _digits(value: float) -> int:
+    return 2 if abs(value) < 10 else 1 if abs(value) < 100 else 0
+
+
+def _cell(group: list[Measurement], metric: str) -> tuple[Cell, bool]:
+    """The cell of one point over its repetitions, and whether it is noisy."""
+    good = [m.payload.metric[metric] for m in group if m.measured]
+    if not good:
+        return Cell("not run" if all(m.outcome is Outcome.NOT_RUN for m in group) else "FAILED"), False
+    summary = summarize(good)
+    failed = len(group) - len(good)
+    return Cell.value(summary, 1, _digits(summary.median), f" ({failed} failed)" if failed else ""), summary.noisy
+
+
+def _payload(m: Measurement) -> str:
+    return "copied" if m.parameters.get("mode") == "copy" else m.parameters.get("payload", "?")
+
+
+def _max_cell(search: Measurement | None) -> Cell:
+    if search is None:
+        return Cell("-")
+    found: SpawnSearch = search.payload
+    return Cell(f"{found.max_procs:,} ({found.budget_mb:,} MiB)")
+
+
+def section(bench: Bench, measurements: list[Measurement]) -> Section | None:
+    mine = [m for m in measurements if m.kind == KIND and m.experiment == bench.id]
+    if not mine:
+        return None
+    searches = {(m.impl, m.cpus): m for m in mine if isinstance(m.payload, SpawnSearch)}
+    points = [m for m in mine if m.parameters["params"].get("procs") != MAX]
+
+    rows: dict[tuple, dict] = defaultdict(lambda: defaultdict(list))
+    axis_values: set = set()
+    for m in points:
+        params = m.parameters["params"]
+        fixed = " ".join(f"{k}={v}" for k, v in params.items() if k != bench.axis)
+        rows[(m.impl, m.parameters["mode"], m.cpus, fixed)][params[bench.axis]].append(m)
+        axis_values.add(params[bench.axis])
+    axis_values |= {p.point[bench.axis] for p in bench.published if p.metric == bench.metric}
+    columns = sorted(axis_values)
+    with_max = bench.id == "spawn"
+    headers = [
+        Column("impl"),
+        Column("payload"),
+        Column("mode"),
+        Column("cpus", numeric=True),
+        Column("fixed", essential=False),
+        *(Column(f"{bench.axis}={v:,}", numeric=True) for v in columns),
+    ]
+    if with_max:
+        headers += [Column("bytes/process", numeric=True), Column("max processes", numeric=True)]
+
+    body, notes = [], []
+    for (impl, mode, cpus, fixed), cells in sorted(rows.items()):
+        any_m = next(iter(cells.values()))[0]
+        line, flags = [Cell(impl), Cell(_payload(any_m)), Cell(mode), Cell(str(cpus)), Cell(fixed or "-")], set()
+        for value in columns:
+            group = cells.get(value, [])
+            if not group:
+                line.append(Cell("-"))
+                continue
+            cell, noisy = _cell(group, bench.metric)
+            line.append(cell)
+            flags |= {"noisy"} if noisy else set()
+            for m in group:
+                if m.outcome is Outcome.FAILED:
+                    flags.add("failed")
+                    notes.append(f"{impl} {mode} cpus={cpus} {bench.axis}={value:,}: {m.reason}")
+        if with_max:
+            largest: list[Measurement] = cells[max(cells)]
+            sizes = [
+                m.payload.metric["bytes_per_process"]
+                for m in largest
+                if m.measured and isinstance(m.payload, ProgramRun)
+            ]
+            line.append(Cell(f"{summarize(sizes).median:,.0f}" if sizes else "-"))
+            search = searches.pop((impl, cpus), None)
+            line.append(_max_cell(search))
+            if search is not None:
+                notes.append(f"{impl} cpus={cpus} max: stopped by {search.payload.stopped_by}")
+        body.append(Row(line, sorted(flags)))
+    for (impl, cpus), search in sorted(searches.items()):
+        body.append(
+            Row(
+                [
+                    Cell(impl),
+                    Cell(_payload(search)),
+                    Cell("idiomatic"),
+                    Cell(str(cpus)),
+                    Cell("-"),
+                    *(Cell("-") for _ in columns),
+                    Cell("-"),
+                    _max_cell(search),
+                ]
+            )
+        )
+        notes.append(f"{impl} cpus={cpus} max: stopped by {search.payload.stopped_by}")
+    body += _seed_rows(bench, columns, with_max)
+    notes += [f"seed: {note}" for note in bench.notes]
+    notes += [f"(seed) rows: {name}" for name in dict.fromkeys(p.table for p in bench.published)]
+    heading = f"{bench.id}: {bench.title} ({bench.source}); cells: {bench.unit}"
+    return Section(heading, Table(headers, body), notes)
+
+
+def _seed_rows(bench: Bench, columns: list, with_max: bool) -> list[Row]:
+    found: dict[str, dict] = defaultdict(dict)
+    for published in bench.published:
+        for entry in published.values:
+            if published.metric == bench.metric:
+                found[entry["impl"]][published.point[bench.axis]] = entry["value"]
+            elif published.metric == "max_procs":
+                found[entry["impl"]][MAX] = entry["value"]
+    rows = []
+    for impl, values in sorted(found.items()):
+        cells = [Cell(str(values.get(v, ""))) for v in columns]
+        extra = [Cell(""), Cell(f"~{values[MAX]:,}" if MAX in values else "")] if with_max else []
+        rows.append(Row([Cell(f"{impl} (seed)"), Cell(""), Cell(""), Cell(""), Cell(""), *cells, *extra], seed=True))
+    return rows
+
+
+def report(title: str, benches: list[Bench], measurements: list[Measurement], skipped: list[str], host: dict) -> Report:
+    machine = f"Machine: {host.get('cores')} cores, {host.get('memory_gb')} GiB"
+    if host.get("pid_max"):
+        machine += (
+            f"; kernel.pid_max {host['pid_max']:,} and threads-max {host.get('threads_max') or 0:,} "
+            "cap OS threads machine-wide, so they also cap rows whose process is an OS thread"
+        )
+    sections = [s for s in (section(bench, measurements) for bench in benches) if s is not None]
+    not_run = any(m.outcome is Outcome.NOT_RUN for m in measurements)
+    extra = (PAYLOAD, NOT_RUN) if not_run else (PAYLOAD,)
+    return Report(title, [machine], sections, legend(sections, ("noisy", "failed"), extra), skipped)

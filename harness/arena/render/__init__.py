@@ -1,0 +1,1 @@
+"""Writers of the table model (arena.tables): terminal and Markdown."""

@@ -1,0 +1,104 @@
+"""`arena run`'s kind of measurement: every point of every experiment of spec/scenarios/, on every
+implementation of servers/ that builds and passes conformance, with each core budget."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from dataclasses import replace
+
+from arena import catalog, cores, reference, verify
+from arena.catalog import RESULTS
+from arena.console import Console
+from arena.engine import LoadEngine
+from arena.errors import UsageError
+from arena.kind import Batch, Task
+from arena.measurement import Measurement
+from arena.prepare import prepare
+from arena.rest import measure, scenarios, tables
+from arena.store import Run
+from arena.tables import Report
+from arena.toolchain import Toolchains
+
+USERS_ROWS = 100_000
+START_S = 8  # starting, warming and stopping a server, for the ETA
+
+
+def users_file() -> os.PathLike:
+    path = RESULTS / "data" / f"users-{USERS_ROWS}.csv"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(reference.users_csv(USERS_ROWS), encoding="ascii")
+    return path
+
+
+class RestKind:
+    name = measure.KIND
+    command = "run"
+
+    def __init__(self, engine: LoadEngine) -> None:
+        self.engine = engine
+
+    def plan(self, options: argparse.Namespace) -> dict:
+        if not 1 <= options.repeat <= 100:
+            raise UsageError(f"--repeat {options.repeat}: choose 1..100")
+        scenarios.load(options.scenario)
+        catalog.rows(options.impl, catalog.load, lambda _: None)  # unknown names fail here; warnings come later
+        return {
+            "suite": options.suite,
+            "impl": options.impl,
+            "scenario": options.scenario,
+            "cpus": cores.measured_budgets(options.cpus),
+            "repeat": options.repeat,
+        }
+
+    def check(self, plan: dict) -> None:
+        for cpus in plan["cpus"]:
+            cores.check_budget(cpus)
+
+    def headline(self, plan: dict) -> str:
+        return f"suite {plan['suite']}, cpus {plan['cpus']}, {plan['repeat']} repetition(s)"
+
+    def prepare(self, plan: dict, stored: list[Measurement], console: Console) -> Batch:
+        chosen = [s for s in scenarios.load(plan["scenario"]) if not s.pending]
+        manifests = catalog.rows(plan["impl"], catalog.load, console.warn)
+        toolchains = Toolchains(say=console.line)
+        with console.working("building the load engine"):
+            self.engine.ensure(toolchains)
+        users = users_file() if any(s.users_csv for s in chosen) else None
+        points = []
+        for scenario in chosen:
+            for point in scenarios.points(scenario, plan["suite"]):
+                # The engine validates every document it will be given, and says how long it lasts
+                # (which no budget changes).
+                planned = [self.engine.check(point.engine_scenario(1, cpus, users, None)) for cpus in plan["cpus"]]
+                points.append(replace(point, planned_s=planned[0]))
+
+        console.line("preparing and verifying")
+        ready, skipped = [], []
+        for manifest in manifests:
+            prepared = prepare(manifest, toolchains, console)
+            if not prepared.ok:
+                skipped.append(f"skipped {manifest.name}: {prepared.reason}")
+                continue
+            for cpus in plan["cpus"]:
+                verdict = verify.suite(manifest, cpus, console)
+                if verdict.status == "passed":
+                    ready.append((manifest, cpus))
+                else:
+                    skipped.append(f"skipped {manifest.name} cpus={cpus}: conformance {verdict.detail}")
+        for line in skipped:
+            console.line(f"  {line}")
+        tasks = [
+            Task(self.name, manifest, point, cpus, repetition, measure.run_length(point) + START_S)
+            for repetition in range(plan["repeat"])
+            for point in points
+            for manifest, cpus in ready
+        ]
+        return Batch(tasks, lambda task: measure.measure(task, self.engine, users), skipped)
+
+    def outcome(self, m: Measurement) -> str:
+        return measure.outcome(m)
+
+    def report(self, run: Run, title: str, measurements: list[Measurement], skipped: list[str]) -> Report:
+        return tables.report(title, scenarios.load(run.plan["scenario"]), measurements, skipped)

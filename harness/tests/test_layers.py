@@ -1,0 +1,85 @@
+"""The harness's dependencies point one way — command line → lifecycle → kinds → shared parts —
+and no module imports itself back through others."""
+
+import ast
+from pathlib import Path
+
+import arena
+
+PACKAGE = Path(arena.__file__).parent
+COMMANDS = {"arena.__main__", "arena.cli", "arena.testsuite", "arena.benchmark"}
+LIFECYCLE = {"arena.lifecycle"}
+KINDS = ("arena.rest", "arena.micro")
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports() -> dict[str, set[str]]:
+    """Every module of the package and the package's modules it imports."""
+    modules = {module_name(path): path for path in PACKAGE.rglob("*.py")}
+    graph = {}
+    for name, path in modules.items():
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                found |= {alias.name for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                found.add(node.module)
+                found |= {f"{node.module}.{alias.name}" for alias in node.names}
+        graph[name] = {m for m in found if m in modules and m != name}
+    return graph
+
+
+def layer(module: str) -> int:
+    if module in COMMANDS:
+        return 3
+    if module in LIFECYCLE:
+        return 2
+    if module.startswith(KINDS):
+        return 1
+    return 0
+
+
+def test_dependencies_point_one_way():
+    wrong = [
+        f"{module} imports {target}"
+        for module, targets in imports().items()
+        for target in targets
+        if layer(target) > layer(module)
+        or (layer(module) == layer(target) == 1 and module.split(".")[1] != target.split(".")[1])
+    ]
+    assert wrong == []
+
+
+def cycles_of(graph: dict[str, set[str]]) -> list[str]:
+    """Every cycle a depth-first walk meets, as 'a -> b -> a'."""
+    state: dict[str, str] = {}
+    found = []
+
+    def visit(module: str, path: list[str]) -> None:
+        state[module] = "open"
+        for target in sorted(graph[module]):
+            if state.get(target) == "open":
+                found.append(" -> ".join([*path[path.index(target) :], target]))
+            elif target not in state:
+                visit(target, [*path, target])
+        state[module] = "done"
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module, [module])
+    return found
+
+
+def test_no_import_cycle():
+    assert cycles_of({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == ["a -> b -> c -> a"]
+    assert cycles_of(imports()) == []
+
+
+def test_the_check_sees_the_layers():
+    graph = imports()
+    assert "arena.lifecycle" in graph["arena.cli"] and "arena.kind" in graph["arena.lifecycle"]
+    assert "arena.store" in graph["arena.rest.kind"] or "arena.store" in graph["arena.micro.kind"]

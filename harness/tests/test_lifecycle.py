@@ -1,0 +1,110 @@
+"""The run lifecycle with a kind of its own: measures, keeps what is done on Ctrl-C, resumes only
+what is left, refuses a resume by another kind, and writes the summary from the table model."""
+
+import argparse
+import json
+from dataclasses import dataclass
+
+import pytest
+
+from arena import lifecycle
+from arena.catalog import RESULTS
+from arena.console import Console
+from arena.errors import UsageError
+from arena.kind import Batch, Task
+from arena.measurement import Measurement, Outcome, payload
+from arena.store import Store
+from arena.tables import Cell, Column, Report, Row, Section, Table, legend
+
+
+@payload
+@dataclass(frozen=True)
+class Counted:
+    value: int
+
+
+@dataclass(frozen=True)
+class Step:
+    i: int
+    experiment: str = "count"
+
+    @property
+    def key(self) -> str:
+        return json.dumps({"i": self.i})
+
+    @property
+    def label(self) -> str:
+        return f"i={self.i}"
+
+
+class Counting:
+    """A kind whose task i measures the value i, and that is interrupted at task `stop`."""
+
+    name = "counting"
+    command = "counting"
+
+    def __init__(self, manifest, stop: int | None = None) -> None:
+        self.manifest, self.stop, self.measured = manifest, stop, []
+
+    def plan(self, options: argparse.Namespace) -> dict:
+        return {"suite": "quick", "n": options.n}
+
+    def check(self, plan: dict) -> None:
+        pass
+
+    def headline(self, plan: dict) -> str:
+        return f"{plan['n']} steps"
+
+    def prepare(self, plan: dict, stored: list[Measurement], console: Console) -> Batch:
+        tasks = [Task(self.name, self.manifest, Step(i), 1, 0, 0.01) for i in range(plan["n"])]
+        return Batch(tasks, self.measure, ["skipped nothing: a note"])
+
+    def measure(self, task: Task) -> Measurement:
+        if task.point.i == self.stop:
+            raise KeyboardInterrupt
+        self.measured.append(task.point.i)
+        return Measurement(self.name, task.manifest.name, "count", task.point.key, 1, 0, Outcome.MEASURED,
+                           payload=Counted(task.point.i))  # fmt: skip
+
+    def outcome(self, m: Measurement) -> str:
+        return f"value {m.payload.value}"
+
+    def report(self, run, title: str, measurements: list[Measurement], skipped: list[str]) -> Report:
+        rows = [Row([Cell(m.impl), Cell(str(m.payload.value))]) for m in measurements]
+        sections = [Section("count", Table([Column("impl"), Column("value", numeric=True)], rows))]
+        return Report(title, sections=sections, legend=legend(sections), skipped=skipped)
+
+
+def options(**given) -> argparse.Namespace:
+    return argparse.Namespace(**({"n": 4, "resume": None} | given))
+
+
+def test_interrupt_keeps_what_is_done_and_resume_does_the_rest(fake, capsys):
+    first = Counting(fake, stop=2)
+    assert lifecycle.run(first, options(), Console()) == 130
+    out = capsys.readouterr().out
+    assert "interrupted: 2 measurement(s) of run" in out and "./arena counting --resume" in out
+    assert first.measured == [0, 1]
+
+    rest = Counting(fake)
+    assert lifecycle.run(rest, options(resume="last"), Console()) == 0
+    out = capsys.readouterr().out
+    assert rest.measured == [2, 3]
+    assert "resuming: 2 of 4 measurements already stored" in out
+    store = Store()
+    run = store.last_run()
+    assert run.kind == "counting" and run.finished is not None
+    assert sorted(m.payload.value for m in store.measurements(run.id)) == [0, 1, 2, 3]
+    summary = (RESULTS / run.name / "summary.md").read_text()
+    assert "| impl | value |" in summary and "| fake | 3 |" in summary and "- skipped nothing: a note" in summary
+    store.close()
+
+
+def test_a_run_is_resumed_only_by_its_own_command(fake):
+    store = Store()
+    store.start_run("h1", "quick", {"kind": "http"}, {}, "abc", False)
+    store.close()
+    with pytest.raises(UsageError, match="h1 is a http run; resume it with its own command"):
+        lifecycle.run(Counting(fake), options(resume="h1"), Console())
+    with pytest.raises(UsageError, match="no counting run to resume"):
+        lifecycle.run(Counting(fake), options(resume="last"), Console())

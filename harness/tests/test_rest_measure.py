@@ -1,0 +1,128 @@
+"""REST measurements: the fake server under the real load engine, and under fake engines that
+report what a real one might (a saturated engine, a failed run)."""
+
+from dataclasses import dataclass
+
+import pytest
+
+from arena import catalog, loadgen
+from arena.engine import EngineError, EngineRun
+from arena.kind import Task
+from arena.measurement import Outcome
+from arena.rest import measure
+from arena.rest.result import HttpResult
+from arena.rest.scenarios import Point, Scenario
+from conftest import write_manifest
+
+needs_engine = pytest.mark.skipif(not loadgen.BINARY.exists(), reason="the load engine is built by ./arena test first")
+
+
+def fixed_point(requests: int) -> Point:
+    scenario = Scenario(
+        id="fake-root",
+        seed="test",
+        source="test",
+        title="GET / on the fake server",
+        reported_as="req/s",
+        steps=[{"name": "root", "method": "GET", "path": "/", "expect": [200]}],
+        profiles={"quick": {"model": {"kind": "fixed", "concurrency": 2, "keep_alive": False}, "warmup": 5}},
+    )
+    return Point(scenario, "quick", 0, {"requests": requests})
+
+
+def task(manifest, requests: int = 300, repetition: int = 0) -> Task:
+    return Task("http", manifest, fixed_point(requests), 1, repetition, 1.0)
+
+
+@needs_engine
+def test_measure_records_engine_server_and_provenance(fake):
+    m = measure.measure(task(fake), loadgen.Loadgen(), None)
+    assert m.outcome is Outcome.MEASURED, m.reason
+    result: HttpResult = m.payload
+    assert result.metrics["requests"] == 300
+    assert result.metrics["ok_requests"] == 300
+    assert result.metrics["rps"] > 0
+    assert result.histograms["*"].startswith("HISTF")
+    assert result.server_cpu_s > 0
+    assert result.server_peak_rss_kb > 1000
+    assert result.engine_cpu_s > 0
+    assert m.versions["engine"].startswith("arena-loadgen")
+    assert m.parameters["server_cores"] != m.parameters["engine_cores"]
+    assert "errors" not in m.flags and "crashed" not in m.flags
+
+
+@needs_engine
+def test_the_engine_validates_scenarios_and_plans_their_length(tmp_path):
+    engine = loadgen.Loadgen()
+    point = fixed_point(10)
+    assert engine.check(point.engine_scenario(1, 1, None, None)) is None  # a fixed count: only the run tells
+    document = point.engine_scenario(1, 1, None, None)
+    document["model"] = {"kind": "open", "rate": 2, "iterations": 50}
+    assert engine.check(document) == 25.0
+    document["model"] = {"kind": "sideways"}
+    with pytest.raises(EngineError, match=r"the engine refuses the scenario: .*sideways"):
+        engine.check(document)
+
+
+def canned(requests: int, cpu_s: float, wall_s: float = 1.0) -> EngineRun:
+    """What an engine reports for `requests` answered GET / within a second."""
+    latency = {"min": 100, "mean": 200.0, "stdev": 10.0, "max": 900}
+    latency |= {f"p{p}": 200 for p in (50, 66, 75, 80, 90, 95, 98, 99, 999)}
+    errors = {"connect": 0, "timeout": 0, "reset": 0, "status": 0, "other": 0}
+    step = {"name": "root", "count": requests, "ok": requests, "latency_us": latency, "histogram": "HISTFAKE"}
+    result = {
+        "elapsed_s": 1.0,
+        "requests": {"total": requests, "ok": requests, "errors": errors},
+        "throughput_rps": float(requests),
+        "ok_rps": float(requests),
+        "iterations": {"started": requests, "completed": requests, "dropped": 0, "cancelled": 0},
+        "steps": [step],
+        "all": step,
+        "series": [{"t": 0, "completed": requests, "ok": requests, "errors": 0, "p50_us": 200, "p99_us": 200}],
+        "first_last_us": None,
+        "achieved_arrival_rate": None,
+    }
+    return EngineRun(result, cpu_s, wall_s, "fake 1")
+
+
+@dataclass
+class FakeEngine:
+    """An engine that answers with a canned run, or fails on its second run (the measured one)."""
+
+    run_result: EngineRun | None
+    name: str = "fake"
+    runs: int = 0
+
+    def ensure(self, toolchains) -> None:
+        pass
+
+    def check(self, scenario: dict) -> float | None:
+        return None
+
+    def run(self, scenario: dict, cores: list[int], timeout: float) -> EngineRun:
+        self.runs += 1
+        if self.run_result is None and self.runs == 2:
+            raise EngineError("the engine exited 1: fake failure")
+        return self.run_result or canned(1, 0.1)
+
+
+def test_a_saturated_engine_flags_the_point_engine_bound(fake):
+    m = measure.measure(task(fake), FakeEngine(canned(5000, cpu_s=0.95)), None)
+    assert m.measured and "engine-bound" in m.flags
+    assert m.versions["engine"] == "fake 1" and m.payload.metrics["rps"] == 5000
+    relaxed = measure.measure(task(fake), FakeEngine(canned(5000, cpu_s=0.3)), None)
+    assert "engine-bound" not in relaxed.flags
+
+
+def test_an_engine_failure_is_a_failed_point_with_the_reason(fake):
+    m = measure.measure(task(fake), FakeEngine(None), None)
+    assert m.outcome is Outcome.FAILED and m.payload is None
+    assert m.reason == "the engine exited 1: fake failure"
+
+
+def test_a_server_that_fails_to_start_is_recorded_as_crashed(tmp_path):
+    crashing = catalog.parse(write_manifest(tmp_path, "crash", extra_env=', FAKE_CRASH = "1"'))
+    m = measure.measure(task(crashing, 10), FakeEngine(canned(10, 0.1)), None)
+    assert m.outcome is Outcome.FAILED and "crashed" in m.flags
+    assert "exited with status 3" in m.reason
+    assert measure.outcome(m).startswith("FAILED: ")

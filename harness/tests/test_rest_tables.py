@@ -1,0 +1,50 @@
+import json
+
+from arena.measurement import Measurement, Outcome
+from arena.render import markdown
+from arena.rest import scenarios, tables
+from arena.rest.result import HttpResult
+
+
+def blog(impl: str, rps: float, rep: int, flags=(), failed: str = "") -> Measurement:
+    result = HttpResult(
+        metrics={"rps": rps, "p50_ms": 4.0, "error_ratio": 0.0}, histograms={}, series=[], server_cpu_s=1.0,
+        server_peak_rss_kb=2048, engine_cpu_s=0.1,
+    )  # fmt: skip
+    return Measurement(
+        kind="http", impl=impl, experiment="blog-ab", point=json.dumps({"requests": 10000}), cpus=1, repetition=rep,
+        outcome=Outcome.FAILED if failed else Outcome.MEASURED, reason=failed, flags=list(flags),
+        payload=None if failed else result,
+    )  # fmt: skip
+
+
+def shown(section) -> list[list[str]]:
+    return [[cell.show() for cell in row.cells] + [", ".join(row.flags)] for row in section.table.rows]
+
+
+def test_table_shows_median_interval_flags_and_the_seeds_number():
+    (scenario,) = scenarios.load(["blog-ab"])
+    section = tables.section(scenario, [blog("node", 470, 0), blog("node", 480, 1, ["engine-bound"])])
+    ours, seed = shown(section)
+    assert ours[:4] == ["node", "1", "requests=10000", "475.0 ±63.5"]  # t(1) = 12.706 times the standard error 5
+    assert ours[-1] == "engine-bound"
+    assert seed[:4] == ["node (seed)", "1", "requests=10000", "468.85"] and "2017" in seed
+    assert section.table.rows[1].seed and not section.table.rows[0].seed
+    assert any("ab -c 100" in note for note in section.notes)
+
+
+def test_noisy_and_failed_points_are_flagged_with_the_reason():
+    (scenario,) = scenarios.load(["blog-ab"])
+    section = tables.section(scenario, [blog("go", 300, 0), blog("go", 500, 1), blog("go", 0, 2, failed="boom")])
+    assert shown(section)[0][-1] == "failed, noisy"
+    assert "go cpus=1: boom" in section.notes
+
+
+def test_pending_experiments_are_reported_as_skipped_and_markdown_is_a_table():
+    chosen = scenarios.load(["blog-ab", "honours-basic"])
+    report = tables.report("Run", chosen, [blog("go", 490, 0)], ["skipped x: reason"])
+    written = markdown.report(report)
+    assert "Skipped: needs /record" in written
+    assert "| impl | cpus | point | req/s |" in written
+    assert "| go | 1 | requests=10000 | 490.0 |" in written
+    assert "- skipped x: reason" in written
