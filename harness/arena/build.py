@@ -7,6 +7,7 @@ import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 from arena.catalog import RESULTS, Manifest
 
@@ -62,31 +63,23 @@ def build(manifest: Manifest, force: bool = False) -> BuildResult:
     started = time.monotonic()
     with log.open("w") as out:
         for step in manifest.build_steps:
-            out.write(f"$ {' '.join(step)}\n")
-            out.flush()
-            try:
-                done = subprocess.run(
-                    step,
-                    cwd=manifest.folder,
-                    stdout=out,
-                    stderr=subprocess.STDOUT,
-                    timeout=BUILD_TIMEOUT,
-                    check=False,
-                )
-            except FileNotFoundError:
-                return BuildResult(False, False, time.monotonic() - started, log, f"command not found: {step[0]}")
-            except subprocess.TimeoutExpired:
-                return BuildResult(
-                    False,
-                    False,
-                    time.monotonic() - started,
-                    log,
-                    f"'{' '.join(step)}' timed out after {BUILD_TIMEOUT} s",
-                )
-            if done.returncode != 0:
-                return BuildResult(
-                    False, False, time.monotonic() - started, log, f"'{' '.join(step)}' exited {done.returncode}"
-                )
+            failure = _run_step(step, manifest.folder, out)
+            if failure:
+                return BuildResult(False, False, time.monotonic() - started, log, failure)
     STAMPS.mkdir(parents=True, exist_ok=True)
     stamp.write_text(digest)
     return BuildResult(ok=True, skipped=False, seconds=time.monotonic() - started, log=log)
+
+
+def _run_step(step: list[str], folder: Path, log: TextIO) -> str:
+    """Runs one build step, its output appended to the log; what went wrong, or "" when nothing did."""
+    shown = " ".join(step)
+    log.write(f"$ {shown}\n")
+    log.flush()
+    try:
+        done = subprocess.run(step, cwd=folder, stdout=log, stderr=subprocess.STDOUT, timeout=BUILD_TIMEOUT)
+    except FileNotFoundError:
+        return f"command not found: {step[0]}"
+    except subprocess.TimeoutExpired:
+        return f"'{shown}' timed out after {BUILD_TIMEOUT} s"
+    return f"'{shown}' exited {done.returncode}" if done.returncode else ""

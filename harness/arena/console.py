@@ -98,9 +98,9 @@ class Console:
             return
         bar = Progress(
             SpinnerColumn(),
-            TextColumn("{task.description}"),
+            TextColumn("measuring {task.description}", markup=False),
             BarColumn(),
-            TextColumn("{task.fields[count]}  ~{task.fields[eta]} left"),
+            TextColumn("{task.fields[count]}  ~{task.fields[eta]} left", markup=False),
             console=self.out,
             transient=True,
         )

@@ -16,9 +16,19 @@ from typing import Protocol
 
 from arena.catalog import Manifest
 from arena.console import Console
+from arena.errors import UsageError
 from arena.measurement import Measurement, Outcome
 from arena.store import Run
 from arena.tables import Report
+
+MAX_REPEAT = 100
+
+
+def repetitions(repeat: int) -> int:
+    """`--repeat`, checked: every kind repeats each point this many times."""
+    if not 1 <= repeat <= MAX_REPEAT:
+        raise UsageError(f"--repeat {repeat}: choose 1..{MAX_REPEAT}")
+    return repeat
 
 
 class Point(Protocol):

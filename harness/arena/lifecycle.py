@@ -12,7 +12,7 @@ from arena import provenance
 from arena.catalog import RESULTS
 from arena.console import Console
 from arena.errors import UsageError
-from arena.kind import Kind
+from arena.kind import Batch, Kind
 from arena.render import markdown
 from arena.store import Run, Store
 
@@ -22,13 +22,16 @@ def run(kind: Kind, options: argparse.Namespace, console: Console) -> int:
     store = Store()
     try:
         store.claim()
-        current = _open(store, kind, options.resume, plan)
-        kind.check(current.plan)
-        console.line(f"arena {kind.command} {current.name}: {kind.headline(current.plan)}")
-        console.line(f"results: {store.path} (run {current.name}); Ctrl-C keeps what is finished, --resume continues")
-        console.line()
+        resumed = _resumed(store, kind, options.resume)
+        plan = resumed.plan if resumed else plan
+        kind.check(plan)
+        console.line(f"arena {kind.command}: {kind.headline(plan)}")
+        # A new run is recorded once it is prepared: one whose preparation fails leaves nothing behind.
+        batch = kind.prepare(plan, store.measurements(resumed.id) if resumed else [], console)
+        current = resumed or _start(store, kind, plan)
+        console.line(f"\nrun {current.name}, in {store.path}: Ctrl-C keeps what is finished, --resume continues")
         try:
-            _measure(kind, store, current, console)
+            _measure(batch, kind, store, current, console)
         except KeyboardInterrupt:
             kept = len(store.done_keys(current.id))
             console.line(
@@ -43,24 +46,27 @@ def run(kind: Kind, options: argparse.Namespace, console: Console) -> int:
         store.close()
 
 
-def _open(store: Store, kind: Kind, resume: str | None, plan: dict) -> Run:
-    """The run named by --resume (or the last unfinished one of this kind), else a new one."""
-    if resume:
-        found = store.last_unfinished(kind.name) if resume == "last" else store.run_by_name(resume)
-        if found is None:
-            raise UsageError(f"no {kind.name} run to resume ({resume}); start one without --resume")
-        if found.kind != kind.name:
-            raise UsageError(f"run {found.name} is a {found.kind} run; resume it with its own command")
-        if found.finished is not None:
-            raise UsageError(f"run {found.name} is already complete; see ./arena report {found.name}")
-        return found
+def _resumed(store: Store, kind: Kind, resume: str | None) -> Run | None:
+    """The run named by --resume (or the last unfinished one of this kind); None without --resume."""
+    if not resume:
+        return None
+    found = store.last_unfinished(kind.name) if resume == "last" else store.run_by_name(resume)
+    if found is None:
+        raise UsageError(f"no {kind.name} run to resume ({resume}); start one without --resume")
+    if found.kind != kind.name:
+        raise UsageError(f"run {found.name} is a {found.kind} run; resume it with its own command")
+    if found.finished is not None:
+        raise UsageError(f"run {found.name} is already complete; see ./arena report {found.name}")
+    return found
+
+
+def _start(store: Store, kind: Kind, plan: dict) -> Run:
     commit, dirty = provenance.git_state()
     name = time.strftime("%Y%m%d-%H%M%S")
     return store.start_run(name, plan["suite"], {"kind": kind.name, **plan}, provenance.host_facts(), commit, dirty)
 
 
-def _measure(kind: Kind, store: Store, current: Run, console: Console) -> None:
-    batch = kind.prepare(current.plan, store.measurements(current.id), console)
+def _measure(batch: Batch, kind: Kind, store: Store, current: Run, console: Console) -> None:
     for line in batch.skipped:
         store.add_note(current.id, line)
     done = store.done_keys(current.id)
@@ -97,6 +103,8 @@ def report(name: str, kinds: dict[str, Kind], console: Console) -> int:
         found = store.last_run() if name == "last" else store.run_by_name(name)
         if found is None:
             raise UsageError(f"no run named {name} in {store.path}")
+        if found.kind not in kinds:
+            raise UsageError(f"run {found.name} is a {found.kind} run, which this version of arena cannot report")
         write_summary(kinds[found.kind], store, found, console)
         return 0
     finally:

@@ -102,7 +102,6 @@ class Server:
     settings: dict[str, str] = field(default_factory=dict)
     log: Path | None = None
     process: subprocess.Popen | None = None
-    exit_code: int | None = None
 
     def start(self) -> None:
         if port_in_use(self.port):
@@ -169,7 +168,7 @@ class Server:
         return tree_of(self.process)
 
     def stop(self) -> None:
-        self.exit_code = stop_tree(self.process)
+        stop_tree(self.process)
 
 
 class Sampler:

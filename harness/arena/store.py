@@ -81,17 +81,9 @@ class Run:
     @staticmethod
     def of(row: sqlite3.Row) -> Run:
         plan = json.loads(row["plan"])
-        return Run(
-            id=row["id"],
-            name=row["name"],
-            kind=plan.get("kind", "http"),  # runs from before micro-benchmarks have no kind
-            suite=row["suite"],
-            plan=plan,
-            host=json.loads(row["host"]),
-            git_commit=row["git_commit"],
-            git_dirty=bool(row["git_dirty"]),
-            finished=row["finished"],
-        )
+        as_stored = {key: row[key] for key in ("id", "name", "suite", "git_commit", "finished")}
+        kind = plan.get("kind", "http")  # runs from before micro-benchmarks have no kind
+        return Run(**as_stored, kind=kind, plan=plan, host=json.loads(row["host"]), git_dirty=bool(row["git_dirty"]))
 
 
 class Store:
@@ -205,23 +197,13 @@ class Store:
 
     def measurements(self, run_id: int) -> list[Measurement]:
         rows = self.db.execute("SELECT * FROM measurements WHERE run_id = ? ORDER BY id", (run_id,))
-        return [
-            Measurement(
-                kind=r["kind"],
-                impl=r["impl"],
-                experiment=r["experiment"],
-                point=r["point"],
-                cpus=r["cpus"],
-                repetition=r["repetition"],
-                outcome=Outcome(r["outcome"]),
-                reason=r["reason"],
-                versions=json.loads(r["versions"]),
-                parameters=json.loads(r["parameters"]),
-                flags=json.loads(r["flags"]),
-                payload=decode(r["payload"]),
-            )
-            for r in rows
-        ]
+        return [_measurement(row) for row in rows]
+
+
+def _measurement(row: sqlite3.Row) -> Measurement:
+    as_stored = {key: row[key] for key in ("kind", "impl", "experiment", "point", "cpus", "repetition", "reason")}
+    as_json = {key: json.loads(row[key]) for key in ("versions", "parameters", "flags")}
+    return Measurement(**as_stored, **as_json, outcome=Outcome(row["outcome"]), payload=decode(row["payload"]))
 
 
 # --- schema 0: outcomes were sentinel keys inside `metrics` ----------------------------------------

@@ -16,7 +16,6 @@ from __future__ import annotations
 import itertools
 import json
 import random
-import statistics
 import threading
 import time
 from collections.abc import Callable
@@ -361,12 +360,15 @@ def timed_verifies(ctx: Context, user: str, status: int, count: int) -> list[flo
 
 
 def check_bcrypt_cost4(ctx: Context) -> None:
-    """Median verify time at cost 4, compared with cost 12 on the second server."""
+    """The fastest verify at cost 4, compared with cost 12 on the second server. Bcrypt's times are
+    compared by their fastest samples: load only ever adds time, so the fastest is the sample it
+    disturbed least, and a cost-4 time inflated by a busy machine cannot pass for a cost 12 that
+    does too little work."""
     ctx.expect(ctx.client.post_json("/password/set/timed", {"password": "tick tock"}), 200, b"OK")
     # Unmeasured first: a JIT-compiled runtime is still cold here, and cost 4 is cheap enough
     # that warming up would otherwise be what we time.
     timed_verifies(ctx, "timed", 200, BCRYPT_SAMPLES * 10)
-    ctx.measured["cost4"] = statistics.median(timed_verifies(ctx, "timed", 200, BCRYPT_SAMPLES * 2))
+    ctx.measured["cost4"] = min(timed_verifies(ctx, "timed", 200, BCRYPT_SAMPLES * 2))
 
 
 Check = Callable[[Context], str | None]  # a check may return a note of what it measured
@@ -392,17 +394,17 @@ MAIN_CHECKS: list[tuple[str, Check]] = [
 def check_bcrypt_cost12(ctx: Context) -> str:
     c = ctx.client
     if "cost4" not in ctx.measured:
-        ctx.fail("(cost 4 timing)", "a cost-4 median from the first server", "none: its check failed")
+        ctx.fail("(cost 4 timing)", "a cost-4 time from the first server", "none: its check failed")
         return ""
     ctx.expect(c.post_json("/password/set/timed", {"password": "tick tock"}), 200, b"OK")
     known = timed_verifies(ctx, "timed", 200, BCRYPT_SAMPLES)
     unknown = timed_verifies(ctx, "ghost", 404, BCRYPT_SAMPLES)
-    cost4, cost12, ghost = ctx.measured["cost4"], statistics.median(known), statistics.median(unknown)
+    cost4, cost12, ghost = ctx.measured["cost4"], min(known), min(unknown)
     ctx.measured.update(cost12=cost12, unknown12=ghost)
     if cost12 < COST_RATIO * cost4:
         ctx.fail(
             "POST /password/verify at ARENA_BCRYPT_COST=12 and =4",
-            f"median at cost 12 >= {COST_RATIO}x cost 4",
+            f"the fastest at cost 12 >= {COST_RATIO}x the fastest at cost 4",
             f"cost 12 {cost12 * 1000:.1f} ms, cost 4 {cost4 * 1000:.2f} ms ({cost12 / cost4:.1f}x)",
         )
     if ghost < 0.5 * cost12:
@@ -412,7 +414,7 @@ def check_bcrypt_cost12(ctx: Context) -> str:
             f"{ghost * 1000:.1f} ms against {cost12 * 1000:.1f} ms",
         )
     return (
-        f"verify median: cost 12 {cost12 * 1000:.0f} ms, cost 4 {cost4 * 1000:.1f} ms ({cost12 / cost4:.0f}x); "
+        f"fastest verify: cost 12 {cost12 * 1000:.0f} ms, cost 4 {cost4 * 1000:.1f} ms ({cost12 / cost4:.0f}x); "
         f"unknown user {ghost * 1000:.0f} ms"
     )
 

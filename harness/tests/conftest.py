@@ -46,18 +46,33 @@ FAKE_SERVER = textwrap.dedent(
 )
 
 
-def write_manifest(folder: Path, name: str, extra_env: str = "", ready_timeout: float = 10) -> Path:
+def write_impl(folder: Path, name: str, program: tuple[str, str], manifest: str, top: str = "") -> Path:
+    """A throw-away implementation run by this Python: its program (file name, text) and a
+    manifest whose common head is written here, with `top` keys, and whose rest, from the [run]
+    table on, is `manifest`."""
     impl = folder / name
     impl.mkdir(parents=True)
-    (impl / "server.py").write_text(FAKE_SERVER)
-    (impl / "arena.toml").write_text(
-        textwrap.dedent(f"""
+    (impl / program[0]).write_text(program[1])
+    head = f"""
         name = "{name}"
         language = "Python"
         runtime = "CPython"
-        framework = "http.server"
-        seeds = ["test"]
+        framework = "none: a fake"
         version = ["{sys.executable}", "--version"]
+        {top}
+        [run]
+        command = ["{sys.executable}", "{program[0]}"]
+    """
+    (impl / "arena.toml").write_text(textwrap.dedent(head) + textwrap.dedent(manifest))
+    return impl / "arena.toml"
+
+
+def write_manifest(folder: Path, name: str, extra_env: str = "", ready_timeout: float = 10) -> Path:
+    return write_impl(
+        folder, name, ("server.py", FAKE_SERVER),
+        f"""
+        env = {{ FAKE_BUDGET = "budget-{{cpus}}" {extra_env} }}
+        ready_timeout = {ready_timeout}
 
         [[toolchain]]
         name = "python"
@@ -67,17 +82,11 @@ def write_manifest(folder: Path, name: str, extra_env: str = "", ready_timeout: 
         steps = [["sh", "-c", "mkdir -p out && echo built >> out/count"]]
         outputs = ["out"]
 
-        [run]
-        command = ["{sys.executable}", "server.py"]
-        env = {{ FAKE_BUDGET = "budget-{{cpus}}" {extra_env} }}
-        ready_timeout = {ready_timeout}
-
         [cores]
         max = 0
         how = "one thread"
-    """)
-    )
-    return impl / "arena.toml"
+        """,
+    )  # fmt: skip
 
 
 @pytest.fixture

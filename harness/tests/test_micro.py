@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
-import sys
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -16,38 +13,27 @@ from arena.kind import Task
 from arena.measurement import Outcome
 from arena.micro import conformance, kind, program, search, suite, tables
 from arena.render import markdown
+from conftest import write_impl
 
 FAKE = Path(__file__).with_name("fake_micro.py")
 
 
 def write_micro(folder: Path, name: str = "fakemicro", env: str = "", extra: str = "") -> Path:
-    impl = folder / name
-    impl.mkdir(parents=True)
-    shutil.copy(FAKE, impl / "micro.py")
-    (impl / "arena.toml").write_text(
-        textwrap.dedent(f"""
-        name = "{name}"
-        language = "Python"
-        runtime = "CPython"
-        framework = "none: a fake"
-        seeds = []
-        version = ["{sys.executable}", "--version"]
-        payload = "shared"
+    return write_impl(
+        folder, name, ("micro.py", FAKE.read_text()),
+        f"""
+        env = {{ {env} }}
 
         [build]
         steps = [["true"]]
-
-        [run]
-        command = ["{sys.executable}", "micro.py"]
-        env = {{ {env} }}
 
         [cores]
         max = 0
         how = "one thread"
         {extra}
-    """)
-    )
-    return impl / "arena.toml"
+        """,
+        top='payload = "shared"',
+    )  # fmt: skip
 
 
 def row(tmp_path: Path, env: str = "") -> catalog.Manifest:

@@ -13,8 +13,7 @@ import argparse
 from arena import catalog, cores
 from arena.catalog import Manifest
 from arena.console import Console
-from arena.errors import UsageError
-from arena.kind import Batch, Task
+from arena.kind import Batch, Task, repetitions
 from arena.measurement import Measurement, Outcome
 from arena.micro import program, search, suite, tables
 from arena.micro.result import ProgramRun, SpawnSearch
@@ -100,20 +99,25 @@ class Measurer:
             at = " ".join(f"{k}={v}" for k, v in blocker.items())
             return task.measurement(Outcome.NOT_RUN, reason=f"failed at {at}", parameters=parameters)
         if point.is_max:
-            say = lambda step: self.console.line(f"          {step}")  # noqa: E731
-            found, runtime = search.search_max(manifest, task.cpus, point, self.limits, say)
-            parameters |= {"search": search.DESCRIPTION}
-            outcome = Outcome.MEASURED if found.max_procs else Outcome.FAILED
-            reason = "" if found.max_procs else found.stopped_by
-            return task.measurement(
-                outcome,
-                reason=reason,
-                versions=self.version(manifest, runtime),
-                parameters=parameters,
-                payload=found,
-            )
+            return self._search(task, parameters)
+        return self._run(task, parameters, sweep)
+
+    def _search(self, task: Task, parameters: dict) -> Measurement:
+        found, runtime = search.search_max(task.manifest, task.cpus, task.point, self.limits, self._say)
+        return task.measurement(
+            Outcome.MEASURED if found.max_procs else Outcome.FAILED,
+            reason="" if found.max_procs else found.stopped_by,
+            versions=self.version(task.manifest, runtime),
+            parameters=parameters | {"search": search.DESCRIPTION},
+            payload=found,
+        )
+
+    def _say(self, step: str) -> None:
+        self.console.line(f"          {step}")
+
+    def _run(self, task: Task, parameters: dict, sweep: tuple) -> Measurement:
         memory_mb = self.limits.run_memory_mb()
-        ran, failure = program.run_point(manifest, task.cpus, point, self.limits.seconds, memory_mb * 1024)
+        ran, failure = program.run_point(task.manifest, task.cpus, task.point, self.limits.seconds, memory_mb * 1024)
         document = ran.document or {}
         result = ProgramRun(
             metric=document.get("metric", {}) if not failure else {},
@@ -125,12 +129,12 @@ class Measurer:
             log=str(ran.log),
         )
         if failure:
-            self.failed.setdefault(sweep, []).append(point.params)
+            self.failed.setdefault(sweep, []).append(task.point.params)
         return task.measurement(
             Outcome.FAILED if failure else Outcome.MEASURED,
             reason=failure,
-            versions=self.version(manifest, document.get("runtime", "")),
-            parameters=parameters | {"arguments": point.arguments(), "memory_limit_mb": memory_mb},
+            versions=self.version(task.manifest, document.get("runtime", "")),
+            parameters=parameters | {"arguments": task.point.arguments(), "memory_limit_mb": memory_mb},
             payload=result,
         )
 
@@ -156,8 +160,6 @@ class MicroKind:
     command = "micro"
 
     def plan(self, options: argparse.Namespace) -> dict:
-        if not 1 <= options.repeat <= 100:
-            raise UsageError(f"--repeat {options.repeat}: choose 1..100")
         suite.load(options.bench)
         suite.limits(options.suite)
         catalog.rows(options.impl, catalog.load_micro, lambda _: None)  # unknown names fail here
@@ -166,7 +168,7 @@ class MicroKind:
             "impl": options.impl,
             "bench": options.bench,
             "cpus": cores.parse_budgets(options.cpus) if options.cpus else None,
-            "repeat": options.repeat,
+            "repeat": repetitions(options.repeat),
         }
 
     def check(self, plan: dict) -> None:

@@ -104,13 +104,9 @@ def _read() -> dict:
 
 def _bench(table: dict) -> Bench:
     try:
+        required = {key: table[key] for key in ("id", "title", "source", "metric", "unit", "axis")}
         bench = Bench(
-            id=table["id"],
-            title=table["title"],
-            source=table["source"],
-            metric=table["metric"],
-            unit=table["unit"],
-            axis=table["axis"],
+            **required,
             profiles={name: table[name] for name in PROFILES},
             notes=table.get("notes", []),
             published=published.parse(table.get("published", [])),

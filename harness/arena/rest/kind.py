@@ -11,8 +11,7 @@ from arena import catalog, cores, reference, verify
 from arena.catalog import RESULTS
 from arena.console import Console
 from arena.engine import LoadEngine
-from arena.errors import UsageError
-from arena.kind import Batch, Task
+from arena.kind import Batch, Task, repetitions
 from arena.measurement import Measurement
 from arena.prepare import prepare
 from arena.rest import measure, scenarios, tables
@@ -40,8 +39,6 @@ class RestKind:
         self.engine = engine
 
     def plan(self, options: argparse.Namespace) -> dict:
-        if not 1 <= options.repeat <= 100:
-            raise UsageError(f"--repeat {options.repeat}: choose 1..100")
         scenarios.load(options.scenario)
         catalog.rows(options.impl, catalog.load, lambda _: None)  # unknown names fail here; warnings come later
         return {
@@ -49,7 +46,7 @@ class RestKind:
             "impl": options.impl,
             "scenario": options.scenario,
             "cpus": cores.measured_budgets(options.cpus),
-            "repeat": options.repeat,
+            "repeat": repetitions(options.repeat),
         }
 
     def check(self, plan: dict) -> None:

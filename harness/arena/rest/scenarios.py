@@ -107,14 +107,9 @@ def parse(path: Path) -> Scenario:
     except (OSError, tomllib.TOMLDecodeError) as err:
         raise ScenarioError(f"{path.name}: {err}") from err
     try:
+        required = {key: data[key] for key in ("id", "seed", "source", "title", "reported_as", "steps", "profiles")}
         scenario = Scenario(
-            id=data["id"],
-            seed=data["seed"],
-            source=data["source"],
-            title=data["title"],
-            reported_as=data["reported_as"],
-            steps=data["steps"],
-            profiles=data["profiles"],
+            **required,
             report_columns=data.get("columns", []),
             users_csv=data.get("users_csv", False),
             deviations=data.get("deviations", ""),
