@@ -14,7 +14,8 @@ from contextlib import contextmanager
 from typing import Protocol
 
 from rich.console import Console as RichConsole
-from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn
+from rich.progress import BarColumn, Progress, ProgressColumn, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.text import Text
 
 from arena.checks import CheckResult
 from arena.render import terminal
@@ -98,16 +99,27 @@ class Console:
             return
         bar = Progress(
             SpinnerColumn(),
-            TextColumn("measuring {task.description}", markup=False),
+            TextColumn("{task.fields[phase]:8} {task.description}", markup=False),
+            _Since(),
             BarColumn(),
-            TextColumn("{task.fields[count]}  ~{task.fields[eta]} left", markup=False),
+            TextColumn("{task.fields[count]}", markup=False),
+            TimeElapsedColumn(),
+            TextColumn("~{task.fields[eta]} left", markup=False),
             console=self.out,
             transient=True,
         )
         with bar:
             loop.bar = bar
-            loop.bar_task = bar.add_task("measuring", total=loop.total_s, count="", eta="?")
+            loop.bar_task = bar.add_task("", total=loop.total_s, count="", eta="?", phase="", since=0.0)
             yield loop
+
+
+class _Since(ProgressColumn):
+    """Seconds since the work under way began."""
+
+    def render(self, task) -> Text:
+        since = task.fields.get("since")
+        return Text(f"{time.monotonic() - since:4.0f} s" if since else "")
 
 
 class Loop:
@@ -135,7 +147,13 @@ class Loop:
         if self.bar is None:
             self.console.line(f"[{count}] {work.describe()}  (~{minutes(self.eta_s())} left)")
         else:
-            self.bar.update(self.bar_task, description=work.describe(), count=count, eta=minutes(self.eta_s()))
+            shown = {"description": work.describe(), "count": count, "eta": minutes(self.eta_s())}
+            self.bar.update(self.bar_task, **shown, since=time.monotonic())
+
+    def phase(self, name: str) -> None:
+        """What the work under way is doing now (start, warm-up, measure): shown on a terminal."""
+        if self.bar is not None:
+            self.bar.update(self.bar_task, phase=name)
 
     def finish(self, work: Work, outcome: str) -> None:
         self.done += 1

@@ -79,7 +79,7 @@ class Batch:
     """What a prepared plan gives: every task, how to measure one, and what was skipped, and why."""
 
     tasks: list[Task]
-    measure: Callable[[Task], Measurement]
+    measure: Callable[[Task, Callable[[str], None]], Measurement]  # the task, and where to say its phase
     skipped: list[str] = field(default_factory=list)
 
 

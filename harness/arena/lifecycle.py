@@ -74,7 +74,7 @@ def _measure(batch: Batch, kind: Kind, store: Store, current: Run, console: Cons
     with console.progress(todo, stored=len(batch.tasks) - len(todo)) as loop:
         for task in todo:
             loop.start(task)
-            measurement = batch.measure(task)
+            measurement = batch.measure(task, loop.phase)
             store.add(current.id, measurement)
             loop.finish(task, kind.outcome(measurement))
 

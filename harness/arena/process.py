@@ -26,6 +26,7 @@ from arena.catalog import RESULTS, SPEC, Manifest
 from arena.errors import ArenaError
 
 STOP_GRACE = 5.0
+READY_POLL_S = 0.01  # how often readiness is asked: the cold-start time is this precise
 
 
 class ServerError(ArenaError):
@@ -101,6 +102,8 @@ class Server:
     cores: list[int]
     settings: dict[str, str] = field(default_factory=dict)
     log: Path | None = None
+    started: float = 0.0  # monotonic time just before the process was created
+    ready_s: float | None = None  # from then to the first correct answer to GET / (cold start)
     process: subprocess.Popen | None = None
 
     def start(self) -> None:
@@ -114,6 +117,7 @@ class Server:
         with self.log.open("w") as out:
             out.write(f"$ {' '.join(command)}\n")
             out.flush()
+            self.started = time.monotonic()
             try:
                 # A session of its own: Ctrl-C in the terminal reaches the harness, which then stops
                 # the whole tree in order, rather than racing the server's own signal handling.
@@ -130,11 +134,11 @@ class Server:
                 raise ServerError(f"cannot start {self.manifest.name}: {err}") from err
 
     def wait_ready(self, timeout: float | None = None) -> float:
-        """Seconds until `GET /` answered 200; raises ServerError with the log tail otherwise."""
+        """Seconds from the process's start until `GET /` answered 200 (also kept as `ready_s`);
+        raises ServerError with the log tail otherwise."""
         assert self.process is not None
         limit = timeout if timeout is not None else self.manifest.ready_timeout
-        started = time.monotonic()
-        while time.monotonic() - started < limit:
+        while time.monotonic() - self.started < limit:
             if self.process.poll() is not None:
                 raise ServerError(
                     f"{self.manifest.name} exited with status {self.process.returncode} before it was ready;"
@@ -144,12 +148,13 @@ class Server:
                 conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=1)
                 conn.request("GET", "/")
                 if conn.getresponse().status == 200:
-                    return time.monotonic() - started
+                    self.ready_s = time.monotonic() - self.started
+                    return self.ready_s
             except OSError:
                 pass
             finally:
                 conn.close()
-            time.sleep(0.05)
+            time.sleep(READY_POLL_S)
         raise ServerError(
             f"{self.manifest.name} did not answer GET / within {limit:.0f} s; log {self.log}:\n{tail(self.log)}"
         )

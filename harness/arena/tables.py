@@ -16,6 +16,10 @@ FLAGS = {
     "crashed": "the server exited or could not be measured",
     "shared-cores": "no core was left for the engine: it shared the server's cores",
     "failed": "a repetition or point produced no measurement (see the notes)",
+    "unsteady": (
+        "a warm-up did not become steady within its bound: a REST point leaves those repetitions out of its "
+        "medians; a micro-benchmark cell keeps them (see its warm-up table)"
+    ),
 }
 CELLS = "Cells: median over repetitions ± half-width of the 95% confidence interval of the mean (Student's t)."
 

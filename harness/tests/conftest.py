@@ -16,7 +16,8 @@ from arena import catalog
 
 FAKE_SERVER = textwrap.dedent(
     """
-    import http.server, os, subprocess, sys
+    import http.server, os, subprocess, sys, time
+    began = time.monotonic()
     if os.environ.get("FAKE_CHILD"):
         subprocess.Popen(["sleep", "300"])  # a grandchild the harness must also stop
     cost = os.environ.get("ARENA_BCRYPT_COST", "10")
@@ -27,8 +28,15 @@ FAKE_SERVER = textwrap.dedent(
         print("fake server: crashing on purpose", flush=True)
         sys.exit(3)
 
+    time.sleep(float(os.environ.get("FAKE_START_SLEEP", "0")))  # before it listens: a slow cold start
+
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_GET(self):
+            age = time.monotonic() - began
+            if self.path != "/" and age < float(os.environ.get("FAKE_SLOW_FOR_S", "0")):
+                time.sleep(0.02)  # slow at first, then fast: a runtime that warms up
+            if self.path != "/" and os.environ.get("FAKE_DRIFT"):
+                time.sleep(0.0005 * 2 ** (age / 0.5))  # ever slower: never steady
             body = b"OK" if self.path == "/" else b'{"message":"done","n":1,"checksum":0.5}'
             self.send_response(200)
             self.send_header("Content-Type", "text/plain" if self.path == "/" else "application/json")

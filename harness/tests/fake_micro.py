@@ -7,7 +7,7 @@ import os
 import sys
 import time
 
-DEFAULTS = {"size": 5000, "rounds": 10000, "procs": 1000, "pairs": 1, "seconds": 1.0}
+DEFAULTS = {"size": 5000, "rounds": 10000, "procs": 1000, "pairs": 1, "seconds": 1.0, "warmup-s": 10.0}
 # Each bench's parameters, in the order spec/micro.md gives them, and the metric it reports.
 BENCHES = {
     "pingping": ("size rounds", "us_per_message"),
@@ -36,7 +36,9 @@ def parse(argv):
         except ValueError:
             refuse(f"--{name} {text}: not a number")
         rest = rest[2:]
-    if options["mode"] not in ("idiomatic", "copy") or any(options[k] <= 0 for k in DEFAULTS):
+    if options["mode"] not in ("idiomatic", "copy") or any(options[k] <= 0 for k in DEFAULTS if k != "warmup-s"):
+        refuse("out of range")
+    if options["warmup-s"] < 0:
         refuse("out of range")
     if bench == "ring" and options["procs"] < 2:
         refuse("a ring needs 2 processes")
@@ -63,7 +65,12 @@ def main():
         "throughput": lambda: {"messages": 40 * params["pairs"], "per_pair": [40] * params["pairs"]},
         "ring": lambda: {"laps": params["rounds"], "hops": params["procs"] * params["rounds"] + slip},
     }[bench]()
-    measured = {metric: float(os.environ.get("FAKE_VALUE", "2.5"))}
+    value = float(os.environ.get("FAKE_VALUE", "2.5"))
+    measured = {metric: value}
+    # Five iterations at the measured value: steady, unless FAKE_UNSTEADY makes the last one jump
+    # while the program still claims steadiness (the harness must not take its word for it).
+    series = [value] * 4 + [value * (2 if os.environ.get("FAKE_UNSTEADY") else 1)] if options["warmup-s"] else []
+    warmup = {"iterations": len(series), "seconds": 0.01 * len(series), "steady": bool(series), "series": series}
     if bench == "spawn":
         measured |= {"bytes_per_process": 100, "rss_before_kb": 1000, "rss_peak_kb": 1100}
     document = {
@@ -74,6 +81,7 @@ def main():
         "elapsed_s": 0.01,
         "metric": measured,
         "check": check,
+        "warmup": warmup,
         "runtime": "fake 1.0",
         "cpus": int(os.environ["ARENA_CPUS"]),
     }

@@ -59,7 +59,8 @@ class Counting:
         tasks = [Task(self.name, self.manifest, Step(i), 1, 0, 0.01) for i in range(plan["n"])]
         return Batch(tasks, self.measure, ["skipped nothing: a note"])
 
-    def measure(self, task: Task) -> Measurement:
+    def measure(self, task: Task, phase) -> Measurement:
+        phase("count")
         if task.point.i == self.stop:
             raise KeyboardInterrupt
         self.measured.append(task.point.i)

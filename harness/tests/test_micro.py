@@ -85,22 +85,49 @@ def test_every_micro_manifest_in_the_repository_parses():
 
 def test_a_correct_run_passes_its_checks(tmp_path):
     manifest = row(tmp_path)
-    outcome = run_once(manifest, ["ring", "--mode", "copy", "--procs", "10", "--size", "100", "--rounds", "3"])
-    assert outcome.ok, outcome.failure
     ring = suite.load(["ring"])[0]
     point = suite.Point(ring, "copy", {"procs": 10, "size": 100, "rounds": 3})
-    assert program.problems(outcome.document, point, "shared", 1) == []
+    outcome = run_once(manifest, point.arguments(1))
+    assert outcome.ok, outcome.failure
+    assert program.problems(outcome.document, point, "shared", 1, 1) == []
+    assert outcome.document["warmup"]["iterations"] == 5
     assert outcome.cpu_s is not None and outcome.peak_rss_kb > 0
     # The same document is wrong for another run: the harness compares, it does not trust.
-    assert program.problems(outcome.document, suite.Point(ring, "copy", {**point.params, "rounds": 4}), "shared", 1)
-    assert program.problems(outcome.document, point, "shared", 2) == ["cpus is 1, expected 2"]
+    other = suite.Point(ring, "copy", {**point.params, "rounds": 4})
+    assert program.problems(outcome.document, other, "shared", 1, 1)
+    assert program.problems(outcome.document, point, "shared", 2, 1) == ["cpus is 1, expected 2"]
+    assert program.problems(outcome.document, point, "shared", 1, 0) == [
+        "warmup ran iterations although --warmup-s 0 asked for none"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("series", "steady"),
+    [
+        ([], False),
+        ([1.0, 1.0, 1.0, 1.0], False),  # fewer than five
+        ([9.0, 1.0, 1.0, 1.0, 1.0, 1.0], True),  # only the last five count
+        ([10.0, 10.0, 11.0, 9.0, 10.0], True),  # ±10% of the median, boundaries included
+        ([10.0, 10.0, 10.0, 10.0, 11.5], False),
+        ([0.0] * 5, True),
+    ],
+)
+def test_the_warmup_rule_is_the_specs(series, steady):
+    assert program.steady(series) is steady
+
+
+def test_a_program_that_calls_itself_steady_when_it_is_not_fails(tmp_path):
+    manifest = row(tmp_path, env='FAKE_UNSTEADY = "1"')
+    pingpong = suite.Point(suite.load(["pingpong"])[0], "idiomatic", {"size": 100, "rounds": 10})
+    _, failure = program.run_point(manifest, 1, pingpong, 20, 100_000, 1)
+    assert "warmup.steady is True, but the rule applied to its series says False" in failure
 
 
 def test_lost_messages_fail_the_check(tmp_path):
     manifest = row(tmp_path, env='FAKE_MISCOUNT = "-1"')
     outcome = run_once(manifest, ["pingpong", "--rounds", "100"])
     pingpong = suite.Point(suite.load(["pingpong"])[0], "idiomatic", {"size": 5000, "rounds": 100})
-    assert program.problems(outcome.document, pingpong, "shared", 1) == ["check.round_trips is 99, expected 100"]
+    assert program.problems(outcome.document, pingpong, "shared", 1, 10) == ["check.round_trips is 99, expected 100"]
 
 
 def test_time_and_memory_bounds_stop_the_program(tmp_path):
@@ -129,7 +156,7 @@ def test_conformance_checks_pass_and_catch_a_miscount(tmp_path):
 def test_spawn_search_stops_at_the_memory_budget(tmp_path):
     manifest = row(tmp_path, env='FAKE_BYTES_PER_PROC = "20000"')
     point = next(p for p in suite.points(suite.load(["spawn"])[0], "quick") if p.is_max)
-    limits = suite.Limits(seconds=30, memory_mb=4096, max_memory_mb=150)
+    limits = suite.Limits(seconds=30, memory_mb=4096, max_memory_mb=150, warmup_s=3)
     found, _ = search.search_max(manifest, 1, point, limits)
     # 20 kB per process: 4,000 fit in 150 MiB with the interpreter, 8,000 do not.
     assert found.max_procs == 4000
@@ -143,15 +170,18 @@ def test_a_failure_stops_the_larger_points_also_after_a_resume(tmp_path):
     points = [suite.Point(ring, "idiomatic", {"procs": n, "size": 100, "rounds": 10}) for n in (1000, 10000)]
     tasks = [Task("micro", manifest, p, 1, rep, 1.0) for rep in range(2) for p in points]
     limits = suite.limits("quick")
-    first = [kind.Measurer(limits, [], Console())(t) for t in tasks[:2]]
+    first = [kind.Measurer(limits, [], Console())(t, print) for t in tasks[:2]]
     # A resume knows only what is stored: the failure at 10,000 still stops the second repetition.
     resumed = kind.Measurer(limits, first, Console())
-    stored = first + [resumed(t) for t in tasks[2:]]
+    stored = first + [resumed(t, print) for t in tasks[2:]]
     big = [m for m in stored if '"procs": 10000' in m.point]
     assert big[0].outcome is Outcome.FAILED and "cannot go beyond 5000" in big[0].reason
     assert big[1].outcome is Outcome.NOT_RUN and big[1].reason.startswith("failed at procs=10000")
     report = tables.report("t", [ring], stored, ["skipped x: why"], {"cores": 2})
-    (section,) = report.sections
+    section, warmups = report.sections
+    assert warmups.heading == "warm-up before the measured runs"
+    warmed = [c.show() for c in warmups.table.rows[0].cells]
+    assert warmed == ["fakemicro", "idiomatic", "1", "5 it, 0.05 s, 2/2 steady"]
     cells = [[cell.show() for cell in row.cells] for row in section.table.rows]
     assert cells[0][:5] == ["fakemicro", "shared", "idiomatic", "1", "size=100 rounds=10"]
     assert cells[0][5] == "2.50 ±0.00" and cells[0][6] == "FAILED"

@@ -1,5 +1,6 @@
-"""REST measurements: the fake server under the real load engine, and under fake engines that
-report what a real one might (a saturated engine, a failed run)."""
+"""REST measurements: the fake server under the real load engine — warm-ups that settle, one that
+never does, a slow cold start — and under fake engines that report what a real one might (a
+saturated engine, a failed run)."""
 
 from dataclasses import dataclass
 
@@ -9,6 +10,7 @@ from arena import catalog, loadgen
 from arena.engine import EngineError, EngineRun
 from arena.kind import Task
 from arena.measurement import Outcome
+from arena.process import free_port, running
 from arena.rest import measure
 from arena.rest.result import HttpResult
 from arena.rest.scenarios import Point, Scenario
@@ -17,21 +19,26 @@ from conftest import write_manifest
 needs_engine = pytest.mark.skipif(not loadgen.BINARY.exists(), reason="the load engine is built by ./arena test first")
 
 
-def fixed_point(requests: int) -> Point:
+def fixed_point(requests: int, max_s: float = 4, slice_s: float = 0.4) -> Point:
     scenario = Scenario(
-        id="fake-root",
+        id="fake-work",
         seed="test",
         source="test",
-        title="GET / on the fake server",
+        title="GET /work on the fake server",
         reported_as="req/s",
-        steps=[{"name": "root", "method": "GET", "path": "/", "expect": [200]}],
-        profiles={"quick": {"model": {"kind": "fixed", "concurrency": 2, "keep_alive": False}, "warmup": 5}},
+        steps=[{"name": "work", "method": "GET", "path": "/work", "expect": [200]}],
+        profiles={
+            "quick": {
+                "model": {"kind": "fixed", "concurrency": 2, "keep_alive": False},
+                "warmup": {"slice_s": slice_s, "max_s": max_s},
+            }
+        },
     )
     return Point(scenario, "quick", 0, {"requests": requests})
 
 
-def task(manifest, requests: int = 300, repetition: int = 0) -> Task:
-    return Task("http", manifest, fixed_point(requests), 1, repetition, 1.0)
+def task(manifest, requests: int = 300, max_s: float = 4, slice_s: float = 0.4) -> Task:
+    return Task("http", manifest, fixed_point(requests, max_s, slice_s), 1, 0, 1.0)
 
 
 @needs_engine
@@ -48,7 +55,41 @@ def test_measure_records_engine_server_and_provenance(fake):
     assert result.engine_cpu_s > 0
     assert m.versions["engine"].startswith("arena-loadgen")
     assert m.parameters["server_cores"] != m.parameters["engine_cores"]
-    assert "errors" not in m.flags and "crashed" not in m.flags
+    assert "errors" not in m.flags and "crashed" not in m.flags and "unsteady" not in m.flags
+    assert result.warmup["steady_s"] is not None and len(result.warmup["slices"]) >= 3
+    assert 0 < result.ready_s < 5
+
+
+@needs_engine
+def test_a_server_that_warms_up_is_measured_once_fast(tmp_path):
+    """Slow (20 ms an answer) for its first second, then fast. A slice of 0.6 s: the first is all
+    slow, the second mostly fast, so the first window cannot pass for steady."""
+    warming = catalog.parse(write_manifest(tmp_path, "warming", extra_env=', FAKE_SLOW_FOR_S = "1.0"'))
+    m = measure.measure(task(warming, slice_s=0.6), loadgen.Loadgen(), None)
+    warm = m.payload.warmup
+    assert warm["classification"] == "warm-up" and warm["steady_at"] >= 1, warm
+    assert warm["slices"][0]["p50_ms"] >= 20 and warm["steady_s"] >= 0.5
+    assert m.payload.metrics["p50_ms"] < 10  # measured after the slow phase, not during it
+    assert "unsteady" not in m.flags
+
+
+@needs_engine
+def test_a_server_that_never_settles_is_flagged_unsteady(tmp_path):
+    drifting = catalog.parse(write_manifest(tmp_path, "drifting", extra_env=', FAKE_DRIFT = "1"'))
+    m = measure.measure(task(drifting, 100, max_s=2), loadgen.Loadgen(), None)
+    assert m.measured and "unsteady" in m.flags
+    assert m.payload.warmup["classification"] == "no steady state" and m.payload.warmup["steady_s"] is None
+    # Bounded: it stops when another slice as long as the last would end past max_s, though a slice
+    # of an ever slower server takes longer than the one before.
+    assert 1 <= m.payload.warmup["seconds"] <= 2 * 2
+
+
+def test_the_cold_start_of_a_slow_starter_is_timed_within_a_tenth_of_a_second(tmp_path):
+    """The first correct answer is polled every 10 ms; the interpreter's own start (~50 ms here)
+    is part of the cold start, so the tolerance is 0.1 s on top of the 1 s sleep."""
+    slow = catalog.parse(write_manifest(tmp_path, "slow_start", extra_env=', FAKE_START_SLEEP = "1.0"'))
+    with running(slow, 1, free_port()) as server:
+        assert 1.0 <= server.ready_s <= 1.1 + 0.15, server.ready_s
 
 
 @needs_engine
@@ -80,6 +121,7 @@ def canned(requests: int, cpu_s: float, wall_s: float = 1.0) -> EngineRun:
         "all": step,
         "series": [{"t": 0, "completed": requests, "ok": requests, "errors": 0, "p50_us": 200, "p99_us": 200}],
         "first_last_us": None,
+        "scenario": {"model": {"kind": "fixed", "requests": requests, "concurrency": 2}},
         "achieved_arrival_rate": None,
     }
     return EngineRun(result, cpu_s, wall_s, "fake 1")
@@ -91,7 +133,6 @@ class FakeEngine:
 
     run_result: EngineRun | None
     name: str = "fake"
-    runs: int = 0
 
     def ensure(self, toolchains) -> None:
         pass
@@ -100,10 +141,10 @@ class FakeEngine:
         return None
 
     def run(self, scenario: dict, cores: list[int], timeout: float) -> EngineRun:
-        self.runs += 1
-        if self.run_result is None and self.runs == 2:
+        measured = scenario["model"]["kind"] == "fixed"  # the warm-up's slices run for a time instead
+        if self.run_result is None and measured:
             raise EngineError("the engine exited 1: fake failure")
-        return self.run_result or canned(1, 0.1)
+        return self.run_result or canned(50, 0.1)
 
 
 def test_a_saturated_engine_flags_the_point_engine_bound(fake):

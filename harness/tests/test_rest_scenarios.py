@@ -3,7 +3,7 @@ import textwrap
 import pytest
 
 from arena.rest import scenarios
-from arena.rest.result import ideal_closed_requests
+from arena.rest.ceiling import ideal_closed_requests
 from arena.rest.scenarios import ScenarioError
 
 

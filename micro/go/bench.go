@@ -29,8 +29,9 @@ func pingping(c config) result {
 	received := exchange(p, c.rounds, toA, toB, "pingping A")
 	received += <-receivedB
 	elapsed := time.Since(t0)
-	return result{elapsed,
-		map[string]any{"us_per_message": perOp(elapsed, c.rounds)},
+	perMessage := perOp(elapsed, c.rounds)
+	return result{elapsed, perMessage,
+		map[string]any{"us_per_message": perMessage},
 		map[string]any{"received": received}}
 }
 
@@ -48,8 +49,8 @@ func exchange(p payload, rounds int, in <-chan []byte, out chan<- []byte, who st
 // pingpong: the main goroutine sends, an echoing goroutine answers, R times.
 func pingpong(c config) result {
 	p := newPayload(c)
-	ping, pong := mailbox[[]byte](), mailbox[[]byte]()
-	go echo(p, ping, pong, "pingpong ponger")
+	ping, pong, echoed := mailbox[[]byte](), mailbox[[]byte](), make(chan int)
+	go func() { echoed <- echo(p, ping, pong, "pingpong ponger") }()
 	t0 := time.Now()
 	trips := 0
 	for seq := 0; seq < c.rounds; seq++ {
@@ -58,8 +59,12 @@ func pingpong(c config) result {
 		trips++
 	}
 	elapsed := time.Since(t0)
-	return result{elapsed,
-		map[string]any{"us_per_round_trip": perOp(elapsed, c.rounds)},
+	// Closing its mailbox ends the echo; it is gone before the next run.
+	close(ping)
+	<-echoed
+	perTrip := perOp(elapsed, c.rounds)
+	return result{elapsed, perTrip,
+		map[string]any{"us_per_round_trip": perTrip},
 		map[string]any{"round_trips": trips}}
 }
 
@@ -110,8 +115,9 @@ func throughput(c config) result {
 	for _, n := range perPair {
 		messages += n
 	}
-	return result{elapsed,
-		map[string]any{"messages_per_s": float64(messages) / elapsed.Seconds()},
+	rate := float64(messages) / elapsed.Seconds()
+	return result{elapsed, rate,
+		map[string]any{"messages_per_s": rate},
 		map[string]any{"messages": messages, "per_pair": perPair}}
 }
 
@@ -138,14 +144,15 @@ func spawn(c config) result {
 	peak := rssKB()
 	close(release)
 	finished.Wait()
-	return result{elapsed,
+	perSpawn := perOp(elapsed, c.procs)
+	return result{elapsed, perSpawn,
 		map[string]any{
-			"us_per_spawn":      perOp(elapsed, c.procs),
+			"us_per_spawn":      perSpawn,
 			"bytes_per_process": float64(peak-before) * 1024 / float64(c.procs),
 			"rss_before_kb":     before,
 			"rss_peak_kb":       peak,
 		},
-		map[string]any{"alive": alive.Load()}}
+		map[string]any{"alive": int(alive.Load())}}
 }
 
 // rssKB is VmRSS of /proc/self/status.
@@ -190,8 +197,11 @@ func ring(c config) result {
 	for i := range boxes {
 		boxes[i] = mailbox[token]()
 	}
+	var relays sync.WaitGroup
+	relays.Add(c.procs - 1)
 	for i := 1; i < c.procs; i++ {
 		go func(in <-chan token, out chan<- token, who string) {
+			defer relays.Done()
 			for t := range in {
 				out <- p.arrive(t, who)
 			}
@@ -206,7 +216,14 @@ func ring(c config) result {
 		laps++
 	}
 	elapsed := time.Since(t0)
-	return result{elapsed,
-		map[string]any{"us_per_hop": perOp(elapsed, c.procs*c.rounds)},
+	// The token is back here, so every relay waits on its mailbox: closing
+	// them ends the relays, which are gone before the next run.
+	for _, box := range boxes[1:] {
+		close(box)
+	}
+	relays.Wait()
+	perHop := perOp(elapsed, c.procs*c.rounds)
+	return result{elapsed, perHop,
+		map[string]any{"us_per_hop": perHop},
 		map[string]any{"laps": laps, "hops": t.hops}}
 }

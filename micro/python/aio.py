@@ -7,6 +7,8 @@ waiting forever.
 """
 
 import asyncio
+from collections.abc import Iterator
+from contextlib import contextmanager
 from time import perf_counter
 
 from common import Params, Payload, Result, rss_kb
@@ -169,5 +171,9 @@ async def ring(p: Params, payload: Payload) -> Result:
 BENCHES = {"pingping": pingping, "pingpong": pingpong, "spawn": spawn, "throughput": throughput, "ring": ring}
 
 
-def run(bench: str, p: Params) -> Result:
-    return asyncio.run(BENCHES[bench](p, Payload(p.mode, p.size)))
+@contextmanager
+def session() -> Iterator:
+    """Yields run(bench, p), which runs the bench once; every run (the warm-up's and the measured one) is on
+    the same event loop, and its TaskGroup has ended every task of it when it returns."""
+    with asyncio.Runner() as runner:
+        yield lambda bench, p: runner.run(BENCHES[bench](p, Payload(p.mode, p.size)))

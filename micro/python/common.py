@@ -15,6 +15,7 @@ class Params:
     procs: int
     pairs: int
     seconds: float
+    warmup_s: float = 10.0
 
 
 @dataclass

@@ -7,6 +7,8 @@ import sys
 import unittest
 from pathlib import Path
 
+from warmup import steady
+
 HERE = Path(__file__).resolve().parent
 CASES = [
     (["pingping", "--size", "100", "--rounds", "300"], {"received": 600}),
@@ -15,6 +17,7 @@ CASES = [
     (["ring", "--procs", "20", "--size", "50", "--rounds", "30"], {"laps": 30, "hops": 600}),
     (["ring", "--procs", "2", "--size", "1", "--rounds", "300"], {"laps": 300, "hops": 600}),
 ]
+WARMUP = ["--warmup-s", "0.2"]  # unless a test says otherwise: short, so that the suite stays quick
 # Runs the benchmark with a sender whose copy-mode buffers are one byte off: the receiver must fail.
 CORRUPT = """
 import sys, common, micro
@@ -37,11 +40,16 @@ def run(args: list[str], unit: str, script: list[str] | None = None) -> subproce
 
 class MicroTest(unittest.TestCase):
     def output(self, args: list[str], unit: str) -> dict:
-        done = run(args, unit)
+        done = run(args if "--warmup-s" in args else [*args, *WARMUP], unit)
         self.assertEqual(done.returncode, 0, done.stderr)
         lines = done.stdout.splitlines()
         self.assertEqual(len(lines), 1, done.stdout)
-        return json.loads(lines[0])
+        doc = json.loads(lines[0])
+        warmup = doc["warmup"]
+        self.assertEqual(list(warmup), ["iterations", "seconds", "steady", "series"])
+        self.assertEqual(warmup["iterations"], len(warmup["series"]))
+        self.assertEqual(warmup["steady"], steady(warmup["series"]))
+        return doc
 
     def test_benches(self):
         for unit in ("asyncio", "threads"):
@@ -53,6 +61,27 @@ class MicroTest(unittest.TestCase):
                         self.assertEqual((doc["bench"], doc["mode"], doc["payload"]), (args[0], mode, payload))
                         self.assertEqual(doc["cpus"], 1)
                         self.assertGreater(doc["elapsed_s"], 0)
+                        self.assertGreaterEqual(doc["warmup"]["iterations"], 1)
+                        self.assertGreater(doc["warmup"]["seconds"], 0)
+                        self.assertTrue(all(value > 0 for value in doc["warmup"]["series"]))
+
+    def test_no_warmup(self):
+        for unit in ("asyncio", "threads"):
+            for args in (["pingpong", "--rounds", "50"], ["spawn", "--procs", "20"]):
+                with self.subTest(unit=unit, args=args):
+                    doc = self.output([*args, "--warmup-s", "0"], unit)
+                    self.assertEqual(doc["warmup"], {"iterations": 0, "seconds": 0, "steady": False, "series": []})
+
+    def test_warmup_until_steady_or_time_is_up(self):
+        for unit in ("asyncio", "threads"):
+            with self.subTest(unit=unit):
+                doc = self.output(["ring", "--procs", "3", "--rounds", "50", "--warmup-s", "1.5"], unit)
+                warmup = doc["warmup"]
+                if warmup["steady"]:
+                    self.assertFalse(any(steady(warmup["series"][:k]) for k in range(warmup["iterations"])))
+                else:
+                    self.assertGreaterEqual(warmup["seconds"], 1.5)
+                self.assertEqual(doc["check"], {"laps": 50, "hops": 150})
 
     def test_spawn_metrics(self):
         for unit in ("asyncio", "threads"):
@@ -92,6 +121,13 @@ class MicroTest(unittest.TestCase):
             ["ring", "--procs", "1"],
             ["throughput", "--seconds", "0"],
             ["throughput", "--seconds", "nan"],
+            ["pingpong", "--warmup-s", "-1"],
+            ["pingpong", "--warmup-s", "-0.5"],
+            ["pingpong", "--warmup-s", "soon"],
+            ["pingpong", "--warmup-s", "inf"],
+            ["pingpong", "--warmup-s", ""],
+            ["pingpong", "--warmup-s"],
+            ["pingpong", "--warmup_s", "1"],
         ):
             with self.subTest(args=args):
                 done = run(args, "asyncio")

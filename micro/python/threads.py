@@ -9,6 +9,8 @@ GIL until a message is there. A process reports its counts to the main thread as
 import os
 import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from queue import SimpleQueue
 from time import perf_counter
 
@@ -195,5 +197,7 @@ def ring(p: Params, payload: Payload) -> Result:
 BENCHES = {"pingping": pingping, "pingpong": pingpong, "spawn": spawn, "throughput": throughput, "ring": ring}
 
 
-def run(bench: str, p: Params) -> Result:
-    return BENCHES[bench](p, Payload(p.mode, p.size))
+@contextmanager
+def session() -> Iterator:
+    """Yields run(bench, p), which runs the bench once and has joined every thread of it when it returns."""
+    yield lambda bench, p: BENCHES[bench](p, Payload(p.mode, p.size))

@@ -19,6 +19,8 @@ BAD_ARGUMENTS = [
     ["pingpong", "--size"],
     ["ring", "--procs", "1"],
     ["throughput", "--seconds", "0"],
+    ["pingpong", "--warmup-s", "-1"],
+    ["pingpong", "--warmup-s", "soon"],
     [],
 ]
 
@@ -29,7 +31,7 @@ def checks(manifest: Manifest, cpus: int, report=lambda result: None) -> list[Ch
     results = []
     for bench in suite.load():
         for point in suite.points(bench, "check"):
-            outcome, failure = program.run_point(manifest, cpus, point, limits.seconds, memory_kb)
+            outcome, failure = program.run_point(manifest, cpus, point, limits.seconds, memory_kb, limits.warmup_s)
             problems = [Problem(Severity.FAIL, failure)] if failure else []
             result = CheckResult(f"{bench.id} {point.label}", outcome.wall_s, problems)
             report(result)

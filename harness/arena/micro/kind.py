@@ -9,6 +9,7 @@ are recorded as not run. Spawn's `max` point is a search (micro/search.py).
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 
 from arena import catalog, cores
 from arena.catalog import Manifest
@@ -84,7 +85,7 @@ class Measurer:
             "payload": manifest.payload,
         }
 
-    def __call__(self, task: Task) -> Measurement:
+    def __call__(self, task: Task, phase: Callable[[str], None]) -> Measurement:
         point, manifest = task.point, task.manifest
         parameters = {
             "mode": point.mode,
@@ -117,7 +118,10 @@ class Measurer:
 
     def _run(self, task: Task, parameters: dict, sweep: tuple) -> Measurement:
         memory_mb = self.limits.run_memory_mb()
-        ran, failure = program.run_point(task.manifest, task.cpus, task.point, self.limits.seconds, memory_mb * 1024)
+        limits = self.limits
+        ran, failure = program.run_point(
+            task.manifest, task.cpus, task.point, limits.seconds, memory_mb * 1024, limits.warmup_s
+        )
         document = ran.document or {}
         result = ProgramRun(
             metric=document.get("metric", {}) if not failure else {},
@@ -127,6 +131,7 @@ class Measurer:
             cpu_s=ran.cpu_s,
             peak_rss_kb=ran.peak_rss_kb,
             log=str(ran.log),
+            warmup=document.get("warmup"),
         )
         if failure:
             self.failed.setdefault(sweep, []).append(task.point.params)
@@ -134,7 +139,7 @@ class Measurer:
             Outcome.FAILED if failure else Outcome.MEASURED,
             reason=failure,
             versions=self.version(task.manifest, document.get("runtime", "")),
-            parameters=parameters | {"arguments": task.point.arguments(), "memory_limit_mb": memory_mb},
+            parameters=parameters | {"arguments": task.point.arguments(limits.warmup_s), "memory_limit_mb": memory_mb},
             payload=result,
         )
 
@@ -152,7 +157,10 @@ def outcome(m: Measurement, benches: dict[str, Bench]) -> str:
     metric = benches[m.experiment].metric
     cpu = f"  cpu {run.cpu_s:.2f} s" if run.cpu_s is not None else ""
     rss = f"  rss {run.peak_rss_kb // 1024} MiB" if run.peak_rss_kb is not None else ""
-    return f"{run.metric[metric]:12.3f} {metric}  checks ok{cpu}{rss}"
+    warmup = run.warmup or {}
+    warm = f"  warm-up {warmup.get('iterations', 0)} it, {warmup.get('seconds', 0):.2f} s" if warmup else ""
+    steady = "" if not warmup or warmup.get("steady") else " (not steady)"
+    return f"{run.metric[metric]:12.3f} {metric}  checks ok{cpu}{rss}{warm}{steady}"
 
 
 class MicroKind:

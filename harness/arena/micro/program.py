@@ -12,6 +12,7 @@ import contextlib
 import itertools
 import json
 import os
+import statistics
 import subprocess
 import time
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ from arena.process import cpu_list, stop_tree, tree_of
 # at a rate that costs the measured cores next to nothing.
 POLL_FIRST_S = 0.001
 POLL_S = 0.02
+STEADY_ITERATIONS, STEADY_TOLERANCE = 5, 0.10  # spec/micro.md, "Warm-up"
 _RUNS = itertools.count(1)  # tells apart the logs of runs started within the same second
 
 
@@ -61,7 +63,36 @@ class Outcome:
         return self.document is not None and not self.failure
 
 
-def problems(document: dict, point: Point, payload: str, cpus: int) -> list[str]:
+def steady(series: list[float]) -> bool:
+    """spec/micro.md's rule: at least 5 iterations, the last 5 all within ±10% of their median."""
+    last = series[-STEADY_ITERATIONS:]
+    if len(last) < STEADY_ITERATIONS:
+        return False
+    middle = statistics.median(last)
+    return all(abs(value - middle) <= STEADY_TOLERANCE * abs(middle) for value in last)
+
+
+def warmup_problems(warmup: object, warmup_s: float) -> list[str]:
+    """How the `warmup` object departs from spec/micro.md: its shape, and its own claim to be
+    steady, which the rule applied to its series must confirm."""
+    if not isinstance(warmup, dict):
+        return ["warmup is missing"]
+    series, iterations, claimed = warmup.get("series"), warmup.get("iterations"), warmup.get("steady")
+    if not (isinstance(series, list) and all(isinstance(v, int | float) for v in series)):
+        return ["warmup.series is not a list of numbers"]
+    found = []
+    if iterations != len(series):
+        found.append(f"warmup.iterations is {iterations!r}, but its series has {len(series)} values")
+    if not isinstance(warmup.get("seconds"), int | float):
+        found.append("warmup.seconds is missing")
+    if warmup_s == 0 and series:
+        found.append("warmup ran iterations although --warmup-s 0 asked for none")
+    if claimed is not steady(series):
+        found.append(f"warmup.steady is {claimed!r}, but the rule applied to its series says {steady(series)}")
+    return found
+
+
+def problems(document: dict, point: Point, payload: str, cpus: int, warmup_s: float) -> list[str]:
     """How a program's document departs from spec/micro.md for the run asked for."""
     bench, mode, params = point.bench.id, point.mode, point.params
     found = []
@@ -87,6 +118,7 @@ def problems(document: dict, point: Point, payload: str, cpus: int) -> list[str]
             for k in ("bytes_per_process", "rss_before_kb", "rss_peak_kb")
             if not isinstance(metric.get(k), int | float)
         ]
+    found += warmup_problems(document.get("warmup"), warmup_s)
     check = document.get("check")
     if not isinstance(check, dict):
         return [*found, "check is missing"]
@@ -168,12 +200,15 @@ def run(
     return Outcome(document, "", wall, cpu_s, peak, log, text)
 
 
-def run_point(manifest: Manifest, cpus: int, point: Point, seconds: float, memory_kb: int) -> tuple[Outcome, str]:
-    """Runs one point on the budget's cores and checks its document: (outcome, what went wrong or "")."""
-    outcome = run(manifest, cpus, cores.take(cpus), point.arguments(), seconds, memory_kb)
+def run_point(
+    manifest: Manifest, cpus: int, point: Point, seconds: float, memory_kb: int, warmup_s: float
+) -> tuple[Outcome, str]:
+    """Runs one point on the budget's cores, warming up for at most `warmup_s`, and checks its
+    document: (outcome, what went wrong or "")."""
+    outcome = run(manifest, cpus, cores.take(cpus), point.arguments(warmup_s), seconds, memory_kb)
     if not outcome.ok:
         return outcome, outcome.failure
-    found = problems(outcome.document, point, manifest.payload, cpus)
+    found = problems(outcome.document, point, manifest.payload, cpus, warmup_s)
     return outcome, "check failed: " + "; ".join(found) if found else ""
 
 

@@ -18,6 +18,7 @@ class ProgramRun:
     cpu_s: float | None  # the program's CPU time (rusage of the whole tree)
     peak_rss_kb: int | None
     log: str  # its stderr
+    warmup: dict | None = None  # the program's warm-up (spec/micro.md): iterations, seconds, steady, series
 
 
 @payload

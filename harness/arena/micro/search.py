@@ -24,7 +24,8 @@ def search_max(
     procs, reached, stopped, runtime = FIRST_MAX_PROCS, 0, "", ""
     while not stopped:
         step_point = Point(point.bench, point.mode, {"procs": procs})
-        outcome, failure = program.run_point(manifest, cpus, step_point, limits.seconds, budget_mb * 1024)
+        # No warm-up: the search asks how many processes fit, not how fast they start.
+        outcome, failure = program.run_point(manifest, cpus, step_point, limits.seconds, budget_mb * 1024, 0)
         step = {"procs": procs, "wall_s": round(outcome.wall_s, 3), "peak_rss_kb": outcome.peak_rss_kb}
         if failure:
             stopped = f"{procs:,} processes: {failure}"

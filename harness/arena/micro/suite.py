@@ -67,12 +67,12 @@ class Point:
     def is_max(self) -> bool:
         return self.params.get("procs") == MAX
 
-    def arguments(self) -> list[str]:
+    def arguments(self, warmup_s: float) -> list[str]:
         """The program's command-line arguments (spec/micro.md)."""
         args = [self.bench.id, "--mode", self.mode]
         for name, value in self.params.items():
             args += [f"--{name}", str(value)]
-        return args
+        return [*args, "--warmup-s", f"{warmup_s:g}"]
 
 
 @dataclass(frozen=True)
@@ -83,6 +83,7 @@ class Limits:
     seconds: float
     memory_mb: int
     max_memory_mb: int
+    warmup_s: float  # the most a program's in-process warm-up may take (--warmup-s)
 
     @staticmethod
     def _mb(value: int) -> int:
@@ -137,7 +138,9 @@ def limits(suite: str) -> Limits:
     if not table:
         raise SuiteError(f"{SUITE_FILE}: no [limits.{suite}]")
     try:
-        return Limits(float(table["seconds"]), int(table["memory_mb"]), int(table["max_memory_mb"]))
+        return Limits(
+            float(table["seconds"]), int(table["memory_mb"]), int(table["max_memory_mb"]), float(table["warmup_s"])
+        )
     except (KeyError, TypeError, ValueError) as err:
         raise SuiteError(f"{SUITE_FILE}: [limits.{suite}]: missing or bad field {err}") from None
 

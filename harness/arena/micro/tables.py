@@ -10,6 +10,7 @@ say "not run". The seeds' published figures are rows marked "(seed)".
 
 from __future__ import annotations
 
+import statistics
 from collections import defaultdict
 
 from arena.measurement import Measurement, Outcome
@@ -38,6 +39,44 @@ def _cell(group: list[Measurement], metric: str) -> tuple[Cell, bool]:
     summary = summarize(good)
     failed = len(group) - len(good)
     return Cell.value(summary, 1, _digits(summary.median), f" ({failed} failed)" if failed else ""), summary.noisy
+
+
+def _steady(m: Measurement) -> bool:
+    """Whether the measured run followed a steady warm-up (runs from before warm-ups count as steady)."""
+    warmup = m.payload.warmup if isinstance(m.payload, ProgramRun) else None
+    return warmup is None or bool(warmup.get("steady"))
+
+
+def warmup_section(benches: list[Bench], measurements: list[Measurement]) -> Section | None:
+    """What each row's programs needed before their measured runs: iterations and seconds
+    (medians over every point and repetition) and how many became steady."""
+    runs = [m for m in measurements if m.kind == KIND and m.measured and isinstance(m.payload, ProgramRun)]
+    runs = [m for m in runs if m.payload.warmup]
+    if not runs:
+        return None
+    ids = [b.id for b in benches if any(m.experiment == b.id for m in runs)]
+    rows = []
+    for impl, mode, cpus in sorted({(m.impl, m.parameters["mode"], m.cpus) for m in runs}):
+        mine = [m for m in runs if (m.impl, m.parameters["mode"], m.cpus) == (impl, mode, cpus)]
+        cells, flags = [Cell(impl), Cell(mode), Cell(str(cpus))], set()
+        for bench in ids:
+            warmups = [m.payload.warmup for m in mine if m.experiment == bench]
+            if not warmups:
+                cells.append(Cell("-"))
+                continue
+            iterations = statistics.median(w["iterations"] for w in warmups)
+            seconds = statistics.median(w["seconds"] for w in warmups)
+            steady = sum(bool(w["steady"]) for w in warmups)
+            flags |= {"unsteady"} if steady < len(warmups) else set()
+            cells.append(Cell(f"{iterations:.0f} it, {seconds:.2f} s, {steady}/{len(warmups)} steady"))
+        rows.append(Row(cells, sorted(flags)))
+    columns = [Column("impl"), Column("mode"), Column("cpus", numeric=True), *(Column(b) for b in ids)]
+    note = (
+        "each program repeats its bench in-process before the measured run until the last 5 iterations are "
+        "within ±10% of their median, or its warm-up bound passes (spec/micro.md, Warm-up); cells: median "
+        "iterations and seconds, and how many runs became steady"
+    )
+    return Section("warm-up before the measured runs", Table(columns, rows), [note])
 
 
 def _payload(m: Measurement) -> str:
@@ -91,6 +130,7 @@ def section(bench: Bench, measurements: list[Measurement]) -> Section | None:
             cell, noisy = _cell(group, bench.metric)
             line.append(cell)
             flags |= {"noisy"} if noisy else set()
+            flags |= {"unsteady"} if any(not _steady(m) for m in group if m.measured) else set()
             for m in group:
                 if m.outcome is Outcome.FAILED:
                     flags.add("failed")
@@ -155,6 +195,8 @@ def report(title: str, benches: list[Bench], measurements: list[Measurement], sk
             "cap OS threads machine-wide, so they also cap rows whose process is an OS thread"
         )
     sections = [s for s in (section(bench, measurements) for bench in benches) if s is not None]
+    if warmups := warmup_section(benches, measurements):
+        sections.append(warmups)
     not_run = any(m.outcome is Outcome.NOT_RUN for m in measurements)
     extra = (PAYLOAD, NOT_RUN) if not_run else (PAYLOAD,)
     return Report(title, [machine], sections, legend(sections, ("noisy", "failed"), extra), skipped)

@@ -20,7 +20,7 @@ from arena.tables import Report
 from arena.toolchain import Toolchains
 
 USERS_ROWS = 100_000
-START_S = 8  # starting, warming and stopping a server, for the ETA
+START_S = 3  # starting and stopping a server, for the ETA
 
 
 def users_file() -> os.PathLike:
@@ -29,6 +29,12 @@ def users_file() -> os.PathLike:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(reference.users_csv(USERS_ROWS), encoding="ascii")
     return path
+
+
+def _estimate(point: scenarios.Point) -> float:
+    """Start, a warm-up that is steady at once, and the measured run."""
+    rule = point.warmup()
+    return START_S + rule.window * rule.slice_s + measure.run_length(point)
 
 
 class RestKind:
@@ -87,12 +93,12 @@ class RestKind:
         for line in skipped:
             console.line(f"  {line}")
         tasks = [
-            Task(self.name, manifest, point, cpus, repetition, measure.run_length(point) + START_S)
+            Task(self.name, manifest, point, cpus, repetition, _estimate(point))
             for repetition in range(plan["repeat"])
             for point in points
             for manifest, cpus in ready
         ]
-        return Batch(tasks, lambda task: measure.measure(task, self.engine, users), skipped)
+        return Batch(tasks, lambda task, phase: measure.measure(task, self.engine, users, phase), skipped)
 
     def outcome(self, m: Measurement) -> str:
         return measure.outcome(m)

@@ -1,23 +1,25 @@
-"""One REST measurement: the server started pinned to its cores, warmed up, loaded by the engine on
-the remaining cores while its CPU time and peak memory are sampled, then stopped — and what came
-of it as a Measurement."""
+"""One REST measurement: the server started pinned to its cores (its cold start timed), warmed up
+under the point's own load until steady (rest/steady.py), loaded by the engine on the remaining
+cores while its CPU time and peak memory are sampled, then stopped — and what came of it as a
+Measurement, with the point's ceiling (rest/ceiling.py)."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
+from collections.abc import Callable
 
 from arena import cores
 from arena.engine import EngineError, LoadEngine
 from arena.kind import Task
 from arena.measurement import Measurement, Outcome
 from arena.process import Sampler, ServerError, free_port, running
+from arena.rest import ceiling, steady
 from arena.rest.result import HttpResult, metrics_of
 from arena.rest.scenarios import Point
 from arena.toolchain import runtime_version
 
 KIND = "http"
-WARMUP_ITERATIONS = 100
-WARMUP_TIMEOUT_S = 180
 UNPLANNED_S = 30  # a model whose length only the run can tell (a fixed count of requests)
 SLACK_S = 120
 ERROR_LIMIT = 0.01
@@ -28,18 +30,9 @@ def run_length(point: Point) -> float:
     return point.planned_s if point.planned_s is not None else UNPLANNED_S
 
 
-def warmup_scenario(document: dict, point: Point) -> dict:
-    """A short fixed run of the same steps, so JITs and caches are warm before we measure."""
-    iterations = point.scenario.profiles[point.suite].get("warmup", WARMUP_ITERATIONS)
-    return {
-        **document,
-        "model": {"kind": "fixed", "requests": iterations, "concurrency": min(4, iterations)},
-        "keep_alive": True,
-        "max_duration_s": SLACK_S,
-    }
-
-
-def measure(task: Task, engine: LoadEngine, users: os.PathLike | None) -> Measurement:
+def measure(
+    task: Task, engine: LoadEngine, users: os.PathLike | None, phase: Callable[[str], None] = lambda _: None
+) -> Measurement:
     point, manifest = task.point, task.manifest
     server_cores, engine_cores, shared = cores.split(task.cpus)
     port = free_port()
@@ -52,23 +45,34 @@ def measure(task: Task, engine: LoadEngine, users: os.PathLike | None) -> Measur
         "settings": point.settings(),
         "server_cores": server_cores,
         "engine_cores": engine_cores,
+        "warmup": dataclasses.asdict(point.warmup()),
     }
     try:
+        phase("start")
         with running(manifest, task.cpus, port, point.settings(), server_cores) as server:
-            engine.run(warmup_scenario(document, point), engine_cores, WARMUP_TIMEOUT_S)
+            phase("warm-up")
+            wait_s = point.profile().get("ideal_wait_s", 0.0)
+            warm = steady.warm_up(engine, document, engine_cores, point.warmup(), wait_s, server.alive)
+            hash_s = ceiling.hash_seconds(port) if ceiling.kind_of(point) == "bcrypt" else None
+            phase("measure")
             with Sampler(server) as sampler:
                 run = engine.run(document, engine_cores, length + 2 * SLACK_S)
             if not server.alive():
                 flags.append("crashed")
-    except (ServerError, EngineError) as err:
+    except (ServerError, EngineError, OSError) as err:
         return task.measurement(
             Outcome.FAILED, reason=str(err), flags=[*flags, "crashed"], versions=versions, parameters=parameters
         )
-    metrics = metrics_of(run.result, point)
+    metrics = metrics_of(run.result)
+    limit = ceiling.ceiling(point, run.result, task.cpus, hash_s)
+    if limit is not None:
+        metrics["ceiling_share"] = limit.share(metrics["ok_requests"], metrics["ok_rps"])
     if metrics["error_ratio"] > ERROR_LIMIT:
         flags.append("errors")
     if run.cpu_s > ENGINE_BOUND * run.wall_s * len(engine_cores):
         flags.append("engine-bound")
+    if not warm.steady:
+        flags.append("unsteady")
     versions["engine"] = run.version
     result = HttpResult(
         metrics=metrics,
@@ -78,6 +82,9 @@ def measure(task: Task, engine: LoadEngine, users: os.PathLike | None) -> Measur
         server_cpu_s=sampler.cpu_s,
         server_peak_rss_kb=sampler.peak_rss_kb,
         engine_cpu_s=run.cpu_s,
+        ready_s=server.ready_s,
+        warmup=dataclasses.asdict(warm) | {"steady_s": warm.steady_s},
+        ceiling=dataclasses.asdict(limit) if limit else None,
     )
     return task.measurement(Outcome.MEASURED, flags=flags, payload=result, versions=versions, parameters=parameters)
 
@@ -89,8 +96,11 @@ def outcome(m: Measurement) -> str:
     result: HttpResult = m.payload
     x = result.metrics
     flags = f"  [{', '.join(m.flags)}]" if m.flags else ""
+    share = f" ({x['ceiling_share']:.0%} of ceiling)" if "ceiling_share" in x else ""
+    warm = result.warmup or {}
+    steady = f"steady after {warm['steady_s']:.1f} s" if warm.get("steady_s") is not None else "never steady"
     return (
-        f"{x['rps']:9.1f} req/s  ok {x['ok_requests']:7d}  p50 {x['p50_ms']:8.1f} ms  p99 {x['p99_ms']:8.1f} ms"
-        f"  errors {x['error_ratio']:.1%}  cpu {result.server_cpu_s:.1f} s  "
-        f"rss {result.server_peak_rss_kb // 1024} MiB{flags}"
+        f"{x['rps']:9.1f} req/s{share}  p50 {x['p50_ms']:.1f} ms  p99 {x['p99_ms']:.1f} ms  "
+        f"errors {x['error_ratio']:.1%}  cpu {result.server_cpu_s:.1f} s  rss {result.server_peak_rss_kb // 1024} MiB"
+        f"  | ready {result.ready_s:.2f} s, {warm.get('classification', '?')}, {steady}{flags}"
     )

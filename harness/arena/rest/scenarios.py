@@ -16,8 +16,12 @@ from arena import published
 from arena.catalog import SPEC
 from arena.errors import UsageError
 from arena.published import Published
+from arena.rest.steady import Rule
 
 SCENARIOS = SPEC / "scenarios"
+# A profile's warm-up when its file gives none: one slice of load, and the most it may take.
+WARMUP = {"quick": {"slice_s": 1.0, "max_s": 20.0}, "paper": {"slice_s": 5.0, "max_s": 120.0}}
+CEILINGS = ("offered", "think", "hello-delays", "bcrypt")
 
 
 class ScenarioError(UsageError):
@@ -37,6 +41,7 @@ class Scenario:
     users_csv: bool = False
     deviations: str = ""
     pending: str = ""
+    ceiling: str = ""  # the point's physical limit, when not its model's (rest/ceiling.py)
     published: list[Published] = field(default_factory=list)
 
 
@@ -62,14 +67,25 @@ class Point:
     def label(self) -> str:
         return " ".join(f"{k}={v}" for k, v in self.params.items())
 
+    def profile(self) -> dict:
+        return self.scenario.profiles[self.suite]
+
+    def model(self) -> dict:
+        """The profile's model with this point's keys, as the scenario file writes it."""
+        return {**self.profile()["model"], **self.params}
+
     def settings(self) -> dict[str, str]:
-        return dict(self.scenario.profiles[self.suite].get("settings", {}))
+        return dict(self.profile().get("settings", {}))
+
+    def warmup(self) -> Rule:
+        """The profile's warm-up (slice and bound), with the rule's defaults for the rest."""
+        return Rule(**{**WARMUP[self.suite], **self.profile().get("warmup", {})})
 
     def engine_scenario(self, port: int, cpus: int, users_csv: Path | None, max_duration_s: float | None) -> dict:
         """The engine's scenario document (loadgen/README.md) for this point on a server; without a
         `max_duration_s` the engine's own bound applies."""
-        profile = self.scenario.profiles[self.suite]
-        model = {**profile["model"], **self.params}
+        profile = self.profile()
+        model = self.model()
         if "users_per_core" in model:
             model["users"] = model.pop("users_per_core") * cpus
         keep_alive = model.pop("keep_alive", True)
@@ -114,13 +130,19 @@ def parse(path: Path) -> Scenario:
             users_csv=data.get("users_csv", False),
             deviations=data.get("deviations", ""),
             pending=data.get("pending", ""),
+            ceiling=data.get("ceiling", ""),
             published=published.parse(data.get("published", [])),
         )
     except (KeyError, TypeError) as err:
         raise ScenarioError(f"{path.name}: missing or bad field {err}") from None
     if scenario.id != path.stem:
         raise ScenarioError(f"{path.name}: id '{scenario.id}' differs from the file name")
+    if scenario.ceiling and scenario.ceiling not in CEILINGS:
+        raise ScenarioError(f"{path.name}: ceiling must be one of {', '.join(CEILINGS)}")
     for suite, profile in scenario.profiles.items():
+        warmup = profile.get("warmup", {})
+        if not isinstance(warmup, dict) or set(warmup) - {"slice_s", "max_s"}:
+            raise ScenarioError(f"{path.name} [{suite}]: warmup is a table of slice_s and max_s (seconds)")
         if not isinstance(profile.get("model"), dict):
             raise ScenarioError(f"{path.name} [{suite}]: no model table (the engine's load model)")
         if not profile.get("points"):

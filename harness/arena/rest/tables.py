@@ -8,6 +8,7 @@ shown on its row. The seed's published numbers stand beside ours, as rows of the
 from __future__ import annotations
 
 import json
+import statistics
 from collections import defaultdict
 
 from arena.measurement import Measurement
@@ -22,7 +23,7 @@ METRICS = {
     "ok_requests": ("successful requests", 1, 0),
     "rps": ("req/s", 1, 1),
     "ok_rps": ("ok req/s", 1, 1),
-    "ideal_ratio": ("% of ideal", 100, 0),
+    "ceiling_share": ("% of ceiling", 100, 0),
     "mean_ms": ("mean ms", 1, 1),
     "p50_ms": ("p50 ms", 1, 1),
     "p66_ms": ("p66", 1, 0),
@@ -39,10 +40,20 @@ METRICS = {
     "error_ratio": ("errors %", 100, 1),
     "server_cpu_s": ("server CPU s", 1, 1),
     "server_rss_mb": ("peak RSS MiB", 1, 0),
+    "cpu_per_1k": ("CPU s/1k ok", 1, 2),
+    "steady_s": ("steady after s", 1, 1),
 }
 DEFAULT_COLUMNS = ["rps", "ok_requests", "p50_ms", "p99_ms"]
+# Every table has these too: the share of the point's ceiling after its first column, then its cost
+# and when the server was steady (from its process's start).
+SHARE, TRAILING = "ceiling_share", ["cpu_per_1k", "server_rss_mb", "steady_s"]
 # Kept when the terminal is too narrow for every column (with the experiment's first column).
-HEADLINE = {"rps", "ok_requests", "ideal_ratio", "mean_ms", "mean_s", "p50_ms", "p99_ms", "error_ratio"}
+HEADLINE = {"rps", "ok_requests", "ceiling_share", "mean_ms", "mean_s", "p50_ms", "p99_ms", "error_ratio"}
+
+
+def columns_of(scenario: Scenario) -> list[str]:
+    own = scenario.report_columns or DEFAULT_COLUMNS
+    return list(dict.fromkeys([own[0], SHARE, *own[1:], *TRAILING]))
 
 
 def _values(result: HttpResult) -> dict[str, float]:
@@ -51,7 +62,27 @@ def _values(result: HttpResult) -> dict[str, float]:
         values["mean_s"] = values["mean_ms"] / 1000
     values["server_cpu_s"] = result.server_cpu_s
     values["server_rss_mb"] = result.server_peak_rss_kb / 1024
+    if values.get("ok_requests"):
+        values["cpu_per_1k"] = result.server_cpu_s / values["ok_requests"] * 1000
+    steady_s = (result.warmup or {}).get("steady_s")
+    if steady_s is not None and result.ready_s is not None:
+        values["steady_s"] = result.ready_s + steady_s
     return values
+
+
+def steady(m: Measurement) -> bool:
+    """Measured, and after a warm-up that became steady (runs from before warm-ups count as steady)."""
+    return m.measured and "unsteady" not in m.flags
+
+
+def _warmup_note(impl: str, cpus: int, group: list[Measurement]) -> str:
+    """How the repetitions warmed up, when any of them was not flat."""
+    classes = [(m.payload.warmup or {}).get("classification") for m in group if m.measured]
+    shown = [c for c in classes if c]
+    if all(c == "flat" for c in shown):
+        return ""
+    counts = ", ".join(f"{c} x{shown.count(c)}" for c in dict.fromkeys(shown))
+    return f"{impl} cpus={cpus} warm-ups: {counts}"
 
 
 def _label(point: dict) -> str:
@@ -71,13 +102,19 @@ def _our_rows(scenario: Scenario, measurements: list[Measurement], columns: list
 
     rows, notes = [], []
     for (impl, cpus, point), group in sorted(groups.items(), key=order):
-        values = [_values(m.payload) for m in group if m.measured]
+        values = [_values(m.payload) for m in group if steady(m)]
         flags = {flag for m in group for flag in m.flags}
         cells = [Cell(impl), Cell(str(cpus)), Cell(_label(json.loads(point)))]
+        unsteady = [m for m in group if m.measured and not steady(m)]
+        if unsteady:
+            notes.append(f"{impl} cpus={cpus}: {len(unsteady)} of {len(group)} repetition(s) never became steady "
+                         "within the warm-up's bound; they are not in the medians")  # fmt: skip
+        if note := _warmup_note(impl, cpus, group):
+            notes.append(note)
         for i, column in enumerate(columns):
             samples = [v[column] for v in values if column in v]
             if not samples:
-                cells.append(Cell("-"))
+                cells.append(Cell("unsteady" if unsteady and not values else "-"))
                 continue
             summary = summarize(samples)
             _, scale, digits = METRICS.get(column, (column, 1, 1))
@@ -114,7 +151,7 @@ def section(scenario: Scenario, measurements: list[Measurement]) -> Section | No
     heading = f"{scenario.id}: {scenario.title} ({scenario.source}; reported as {scenario.reported_as})"
     if scenario.pending:
         return Section(heading, skipped=scenario.pending)
-    columns = scenario.report_columns or DEFAULT_COLUMNS
+    columns = columns_of(scenario)
     ours, failures = _our_rows(scenario, measurements, columns)
     if not ours:
         return None
@@ -131,9 +168,55 @@ def section(scenario: Scenario, measurements: list[Measurement]) -> Section | No
         notes.append(f"(seed) rows: {scenario.source}, {tables}")
     if scenario.deviations:
         notes.append(f"deviation: {scenario.deviations}")
-    return Section(heading, table, notes + failures)
+    return Section(heading, table, _ceiling_notes(scenario, measurements) + notes + failures)
+
+
+def _ceiling_notes(scenario: Scenario, measurements: list[Measurement]) -> list[str]:
+    """What each point's ceiling is, once when it is the same for every server, else per server."""
+    found: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for m in measurements:
+        if m.kind == KIND and m.experiment == scenario.id and m.measured and m.payload.ceiling:
+            limit = m.payload.ceiling
+            found[_label(json.loads(m.point))][f"{limit['why']}"].append(limit["rps"])
+    notes = []
+    for label, whys in found.items():
+        if len(whys) == 1:
+            ((why, rates),) = whys.items()
+            notes.append(f"ceiling at {label}: {statistics.median(rates):,.1f} req/s, from {why}")
+        else:
+            rates = [rate for values in whys.values() for rate in values]
+            notes.append(f"ceiling at {label}: {min(rates):,.1f} to {max(rates):,.1f} req/s, from each server's own "
+                         f"measurement ({next(iter(whys))}, ...)")  # fmt: skip
+    return notes
+
+
+def cold_start(scenarios: list[Scenario], measurements: list[Measurement]) -> Section | None:
+    """Per implementation and budget: from process start to the first correct answer, and to a
+    steady state under each experiment's load (medians over every start)."""
+    mine = [m for m in measurements if m.kind == KIND and m.measured and m.payload.ready_s is not None]
+    if not mine:
+        return None
+    ids = [s.id for s in scenarios if not s.pending]
+    rows = []
+    for impl, cpus in sorted({(m.impl, m.cpus) for m in mine}):
+        starts = [m for m in mine if (m.impl, m.cpus) == (impl, cpus)]
+        cells = [Cell(impl), Cell(str(cpus)), Cell.value(summarize([m.payload.ready_s for m in starts]), 1, 2)]
+        for experiment in ids:
+            times = [_values(m.payload).get("steady_s") for m in starts if m.experiment == experiment]
+            reached = [t for t in times if t is not None]
+            cells.append(Cell.value(summarize(reached), 1, 1) if reached else Cell("never" if times else "-"))
+        rows.append(Row(cells))
+    columns = [Column("impl"), Column("cpus", numeric=True), Column("first answer s", numeric=True)]
+    columns += [Column(f"steady: {experiment}", numeric=True) for experiment in ids]
+    notes = [
+        "first answer: from the process's start to its first correct answer to GET /, polled every 10 ms",
+        "steady: from the process's start until the experiment's own load was steady (rest/steady.py)",
+    ]
+    return Section("cold start: seconds from process start, over every start of the run", Table(columns, rows,
+                   flags=False), notes)  # fmt: skip
 
 
 def report(title: str, scenarios: list[Scenario], measurements: list[Measurement], skipped: list[str]) -> Report:
     sections = [s for s in (section(scenario, measurements) for scenario in scenarios) if s is not None]
-    return Report(title, sections=sections, legend=legend(sections), skipped=skipped)
+    starts = cold_start(scenarios, measurements)
+    return Report(title, sections=sections + ([starts] if starts else []), legend=legend(sections), skipped=skipped)

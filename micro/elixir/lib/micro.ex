@@ -9,7 +9,7 @@ defmodule Micro do
   """
 
   @usage "usage: pingping|pingpong|spawn|throughput|ring [--mode idiomatic|copy] [--size S] " <>
-           "[--rounds R] [--procs N] [--pairs P] [--seconds D]"
+           "[--rounds R] [--procs N] [--pairs P] [--seconds D] [--warmup-s W]"
 
   @benches %{
     "pingping" => :pingping,
@@ -33,10 +33,19 @@ defmodule Micro do
     rounds: :integer,
     procs: :integer,
     pairs: :integer,
-    seconds: :float
+    seconds: :float,
+    warmup_s: :float
   ]
 
-  @defaults %{mode: :idiomatic, size: 5000, rounds: 10000, procs: 1000, pairs: 1, seconds: 1}
+  @defaults %{
+    mode: :idiomatic,
+    size: 5000,
+    rounds: 10000,
+    procs: 1000,
+    pairs: 1,
+    seconds: 1,
+    warmup_s: 10
+  }
 
   @spec main([String.t()]) :: no_return()
   def main(args \\ System.argv()) do
@@ -71,7 +80,7 @@ defmodule Micro do
   @spec run([String.t()]) :: {:ok, iodata()} | {:usage, String.t()} | {:failed, term()}
   def run(args) do
     with {:ok, bench, opts} <- parse(args),
-         {:ok, result} <- Micro.Bench.run(bench, opts) do
+         {:ok, result} <- Micro.Warmup.run(bench, opts) do
       {:ok, json(report(bench, opts, result))}
     else
       {:error, message} when is_binary(message) -> {:usage, message}
@@ -111,13 +120,18 @@ defmodule Micro do
     end
   end
 
-  @known Map.new(@switches, fn {name, _} -> {"--#{name}", name} end)
+  # How each switch is written: OptionParser takes --warmup-s for warmup_s.
+  @names Map.new(@switches, fn {name, _} ->
+           {name, "--" <> String.replace(Atom.to_string(name), "_", "-")}
+         end)
+  @known Map.new(@names, fn {name, switch} -> {switch, name} end)
 
   defp invalid({switch, nil}) when is_map_key(@known, switch), do: "missing value for #{switch}"
   defp invalid({switch, nil}), do: "unknown option #{switch}; #{@usage}"
   defp invalid({switch, value}), do: "#{switch} must be #{bound(@known[switch])}, not '#{value}'"
 
   defp bound(:seconds), do: "a number > 0"
+  defp bound(:warmup_s), do: "a number >= 0"
   defp bound(_), do: "an integer >= 1"
 
   defp option({:mode, mode}, {:ok, bench, opts}) when mode in ["idiomatic", "copy"] do
@@ -132,20 +146,26 @@ defmodule Micro do
     {:cont, {:ok, bench, %{opts | seconds: seconds}}}
   end
 
-  defp option({name, value}, {:ok, bench, opts}) when name != :seconds and value >= 1 do
+  defp option({:warmup_s, warmup}, {:ok, bench, opts}) when warmup >= 0 do
+    {:cont, {:ok, bench, %{opts | warmup_s: warmup}}}
+  end
+
+  defp option({name, value}, {:ok, bench, opts})
+       when name not in [:seconds, :warmup_s] and value >= 1 do
     {:cont, {:ok, bench, %{opts | name => value}}}
   end
 
   defp option({name, value}, _) do
-    {:halt, {:error, "--#{name} must be #{bound(name)}, not '#{value}'"}}
+    {:halt, {:error, "#{@names[name]} must be #{bound(name)}, not '#{value}'"}}
   end
 
   defp ring_needs_two({:ok, :ring, %{procs: 1}}), do: {:error, "ring needs --procs >= 2"}
   defp ring_needs_two(parsed), do: parsed
 
   @doc """
-  Just enough JSON for the report: maps with atom keys, lists, numbers, and
-  atoms or strings that are plain ASCII without quotes or backslashes.
+  Just enough JSON for the report: maps with atom keys, lists, numbers,
+  booleans, and atoms or strings that are plain ASCII without quotes or
+  backslashes.
   """
   @spec json(term()) :: iodata()
   def json(map) when is_map(map) do
@@ -156,6 +176,7 @@ defmodule Micro do
   def json(list) when is_list(list),
     do: [?[, list |> Enum.map(&json/1) |> Enum.intersperse(?,), ?]]
 
+  def json(bool) when is_boolean(bool), do: Atom.to_string(bool)
   def json(atom) when is_atom(atom), do: json(Atom.to_string(atom))
   def json(string) when is_binary(string), do: [?", string, ?"]
   def json(int) when is_integer(int), do: Integer.to_string(int)

@@ -8,7 +8,7 @@
 
 -define(USAGE,
     "usage: pingping|pingpong|spawn|throughput|ring [--mode idiomatic|copy] [--size S] "
-    "[--rounds R] [--procs N] [--pairs P] [--seconds D]"
+    "[--rounds R] [--procs N] [--pairs P] [--seconds D] [--warmup-s W]"
 ).
 
 -spec main() -> no_return().
@@ -42,7 +42,7 @@ explain(Reason) ->
 run(Args) ->
     case parse(Args) of
         {ok, Bench, Opts} ->
-            case micro_bench:run(Bench, Opts) of
+            case micro_warmup:run(Bench, Opts) of
                 {ok, Result} -> {ok, json(report(Bench, Opts, Result))};
                 {error, Reason} -> {failed, Reason}
             end;
@@ -80,7 +80,15 @@ params(ring) -> [procs, size, rounds].
 parse([]) ->
     {error, ?USAGE};
 parse([Name | Rest]) ->
-    Defaults = #{mode => idiomatic, size => 5000, rounds => 10000, procs => 1000, pairs => 1, seconds => 1},
+    Defaults = #{
+        mode => idiomatic,
+        size => 5000,
+        rounds => 10000,
+        procs => 1000,
+        pairs => 1,
+        seconds => 1,
+        warmup_s => 10
+    },
     try
         Bench = bench(Name),
         case {Bench, options(Rest, Defaults)} of
@@ -118,6 +126,11 @@ option("seconds", Value, Opts) ->
         D when is_number(D), D > 0 -> Opts#{seconds => D};
         _ -> throw(["--seconds must be a number > 0, not '", Value, "'"])
     end;
+option("warmup-s", Value, Opts) ->
+    case number(Value) of
+        W when is_number(W), W >= 0 -> Opts#{warmup_s => W};
+        _ -> throw(["--warmup-s must be a number >= 0, not '", Value, "'"])
+    end;
 option(Name, Value, Opts) when
     Name =:= "size"; Name =:= "rounds"; Name =:= "procs"; Name =:= "pairs"
 ->
@@ -130,26 +143,32 @@ option(Name, Value, Opts) when
 option(Name, _Value, _Opts) ->
     throw(["unknown option --", Name, "; ", ?USAGE]).
 
+%% An integer or a float as written by most tools: "2", "0.5", "1.5e3", and
+%% also "1e-05" (Python's "%g"), which list_to_float/1 takes only as "1.0e-05".
 number(Text) ->
     try
         list_to_integer(Text)
     catch
         error:badarg ->
+            Float = re:replace(Text, "^([+-]?[0-9]+)([eE])", "\\1.0\\2", [{return, list}]),
             try
-                list_to_float(Text)
+                list_to_float(Float)
             catch
                 error:badarg -> not_a_number
             end
     end.
 
-%% Just enough JSON for the report: maps with atom keys, lists, numbers, and
-%% atoms or binaries that are plain ASCII without quotes or backslashes.
+%% Just enough JSON for the report: maps with atom keys, lists, numbers,
+%% booleans, and atoms or binaries that are plain ASCII without quotes or
+%% backslashes.
 -spec json(term()) -> iodata().
 json(Map) when is_map(Map) ->
     Fields = [[json(Key), $:, json(Value)] || {Key, Value} <- lists:sort(maps:to_list(Map))],
     [${, lists:join($,, Fields), $}];
 json(List) when is_list(List) ->
     [$[, lists:join($,, [json(Value) || Value <- List]), $]];
+json(Bool) when is_boolean(Bool) ->
+    atom_to_binary(Bool);
 json(Atom) when is_atom(Atom) ->
     json(atom_to_binary(Atom));
 json(Bin) when is_binary(Bin) ->

@@ -13,14 +13,16 @@
     rounds := pos_integer(),
     procs := pos_integer(),
     pairs := pos_integer(),
-    seconds := number()
+    seconds := number(),
+    warmup_s := number()
 }.
 
-%% Runs one benchmark in a process of its own, linked to every process it
-%% creates: a worker that fails (a payload mismatch) takes the benchmark down
+%% Runs one benchmark (one warm-up iteration, or the measured run) in a
+%% process of its own, linked to every process it creates: a worker that fails (a payload mismatch) takes the benchmark down
 %% with it, and the reason (that one, or the benchmark's own, such as a system
 %% limit) comes back here instead of leaving the caller waiting for a message
-%% that will never come.
+%% that will never come. Every process the benchmark created is gone when it
+%% returns.
 -spec run(bench(), opts()) ->
     {ok, #{elapsed_s := float(), metric := map(), check := map()}} | {error, term()}.
 run(Bench, Opts) ->
@@ -84,6 +86,7 @@ pingping(#{rounds := Rounds} = Opts) ->
     A ! {go, B},
     B ! {go, A},
     {Received, T1} = collect_done(2, 0, T0),
+    await_gone([A, B]),
     result(T0, T1, fun(Elapsed) -> #{us_per_message => Elapsed * 1.0e6 / Rounds} end, #{
         received => Received
     }).
@@ -120,6 +123,7 @@ pingpong(#{rounds := Rounds} = Opts) ->
     receive
         {pings, _} -> ok
     end,
+    await_gone([Ponger]),
     result(T0, T1, fun(Elapsed) -> #{us_per_round_trip => Elapsed * 1.0e6 / Rounds} end, #{
         round_trips => RoundTrips
     }).
@@ -158,6 +162,7 @@ throughput(#{pairs := Pairs, seconds := Seconds} = Opts) ->
     Deadline = T0 + erlang:convert_time_unit(round(Seconds * 1.0e9), nanosecond, native),
     [Pinger ! {go, Deadline} || Pinger <- Pingers],
     {Counts, T1} = collect_pairs(Pairs, #{}, T0),
+    await_gone(Pingers),
     PerPair = [maps:get(Index, Counts) || Index <- lists:seq(1, Pairs)],
     Messages = lists:sum(PerPair),
     result(T0, T1, fun(Elapsed) -> #{messages_per_s => Messages / Elapsed} end, #{
@@ -176,7 +181,9 @@ pair(Main, Index, Make, Check) ->
     Stopped = clock(),
     Ponger ! {stop, Self},
     receive
-        {pings, Pings} -> Main ! {pair, Index, Pings + Pongs, Stopped}
+        {pings, Pings} ->
+            await_gone([Ponger]),
+            Main ! {pair, Index, Pings + Pongs, Stopped}
     end.
 
 collect_pairs(0, Counts, Last) ->
@@ -205,6 +212,7 @@ spawn_procs(#{procs := Procs}) ->
     RssPeak = rss_kb(),
     [Pid ! release || Pid <- Pids],
     count(released, Procs, 0),
+    await_gone(Pids),
     Metric = fun(Elapsed) ->
         #{
             us_per_spawn => Elapsed * 1.0e6 / Procs,
@@ -248,6 +256,7 @@ ring(#{procs := Procs, rounds := Rounds} = Opts) ->
     receive
         stop -> ok
     end,
+    await_gone(lists:droplast(Nodes)),
     result(T0, T1, fun(Elapsed) -> #{us_per_hop => Elapsed * 1.0e6 / (Procs * Rounds)} end, #{
         laps => Laps, hops => Hops
     }).
@@ -283,6 +292,21 @@ await_ready(Pids) ->
      || Pid <- Pids
     ],
     ok.
+
+%% Waits until every process in Pids has exited, after the clock: the next
+%% warm-up iteration, or the measured run, starts with none of them left. One
+%% monitor at a time, so that the join of a million dormant processes needs no
+%% memory beyond theirs.
+await_gone(Pids) ->
+    lists:foreach(
+        fun(Pid) ->
+            Ref = erlang:monitor(process, Pid),
+            receive
+                {'DOWN', Ref, process, Pid, _} -> ok
+            end
+        end,
+        Pids
+    ).
 
 clock() -> erlang:monotonic_time().
 

@@ -72,7 +72,13 @@ parse_test() ->
     ),
     %% Options another bench uses are accepted and ignored.
     ?assertMatch({ok, spawn, #{procs := 3}}, micro:parse(["spawn", "--procs", "3", "--size", "9"])),
-    ?assertMatch({ok, ring, #{procs := 2}}, micro:parse(["ring", "--procs", "2"])).
+    ?assertMatch({ok, ring, #{procs := 2}}, micro:parse(["ring", "--procs", "2"])),
+    ?assertMatch({ok, pingpong, #{warmup_s := 10}}, micro:parse(["pingpong"])),
+    ?assertMatch({ok, pingpong, #{warmup_s := 0.25}}, micro:parse(["pingpong", "--warmup-s", "0.25"])),
+    ?assertMatch({ok, pingpong, #{warmup_s := 0}}, micro:parse(["pingpong", "--warmup-s", "0"])),
+    %% as Python's "%g" writes small and large numbers
+    ?assertMatch({ok, pingpong, #{warmup_s := 1.0e-5}}, micro:parse(["pingpong", "--warmup-s", "1e-05"])),
+    ?assertMatch({ok, throughput, #{seconds := 2.5e3}}, micro:parse(["throughput", "--seconds", "2.5e+03"])).
 
 bad_arguments_test_() ->
     Bad = [
@@ -89,7 +95,13 @@ bad_arguments_test_() ->
         ["ring", "--procs", "1"],
         ["throughput", "--seconds", "0"],
         ["throughput", "--seconds", "-1.5"],
-        ["throughput", "--seconds", "soon"]
+        ["throughput", "--seconds", "soon"],
+        ["pingpong", "--warmup-s", "-1"],
+        ["pingpong", "--warmup-s", "-0.5"],
+        ["pingpong", "--warmup-s", "soon"],
+        ["pingpong", "--warmup-s", "1e"],
+        ["pingpong", "--warmup-s", "-1e-05"],
+        ["pingpong", "--warmup-s"]
     ],
     [
         {string:join(Args, " "), ?_assertMatch({usage, [_ | _]}, micro:run(Args))}
@@ -100,10 +112,11 @@ json_test() ->
     ?assertEqual(
         <<"{\"a\":[1,2],\"b\":{\"c\":0.5},\"d\":\"shared\"}">>,
         iolist_to_binary(micro:json(#{d => shared, a => [1, 2], b => #{c => 0.5}}))
-    ).
+    ),
+    ?assertEqual(<<"[true,false,[]]">>, iolist_to_binary(micro:json([true, false, []]))).
 
 report_test() ->
-    {ok, Line} = micro:run(["ring", "--procs", "3", "--rounds", "5", "--mode", "copy"]),
+    {ok, Line} = micro:run(["ring", "--procs", "3", "--rounds", "5", "--mode", "copy", "--warmup-s", "0.2"]),
     Text = binary_to_list(iolist_to_binary(Line)),
     [
         ?assertNotEqual(nomatch, string:find(Text, Part))
@@ -113,6 +126,7 @@ report_test() ->
             "\"mode\":\"copy\"",
             "\"payload\":\"copied\"",
             "\"params\":{\"procs\":3,\"rounds\":5,\"size\":5000}",
+            "\"warmup\":{\"iterations\":",
             "\"cpus\":" ++ integer_to_list(erlang:system_info(schedulers_online))
         ]
     ].
@@ -121,7 +135,10 @@ report_test() ->
 command_line_test_() ->
     {timeout, 30, [
         ?_assertEqual({2, ""}, command(["pingpong", "--size", "0"])),
-        ?_assertMatch({0, "{\"bench\":\"pingpong\"" ++ _}, command(["pingpong", "--rounds", "3"]))
+        ?_assertMatch(
+            {0, "{\"bench\":\"pingpong\"" ++ _}, command(["pingpong", "--rounds", "3", "--warmup-s", "0.2"])
+        ),
+        ?_assertEqual({2, ""}, command(["pingpong", "--warmup-s", "-1"]))
     ]}.
 
 command(Args) ->
@@ -141,3 +158,112 @@ collect(Port, Out) ->
         {Port, {data, Data}} -> collect(Port, [Out, Data]);
         {Port, {exit_status, Status}} -> {Status, binary_to_list(iolist_to_binary(Out))}
     end.
+
+%% The steadiness rule of spec/micro.md: at least 5 values, the last 5 within
+%% ±10% of their median.
+steady_test_() ->
+    Table = [
+        {[], false},
+        {[1.0], false},
+        {[1.0, 1.0, 1.0, 1.0], false},
+        {[1.0, 1.0, 1.0, 1.0, 1.0], true},
+        {[5, 5, 5, 5, 5], true},
+        %% only the last five count
+        {[100.0, 1.0, 1.0, 1.0, 1.0, 1.0], true},
+        {[1.0, 1.0, 1.0, 1.0, 1.0, 100.0], false},
+        %% ±10% of the median is inside, just beyond it is not
+        {[10.0, 10.0, 10.0, 11.0, 9.0], true},
+        {[10.0, 10.0, 10.0, 11.01, 9.0], false},
+        {[10.0, 10.0, 10.0, 11.0, 8.99], false},
+        %% the median, not the mean nor the first or last value
+        {[9.1, 10.9, 10.0, 9.5, 10.5], true},
+        {[12.0, 8.0, 10.0, 10.5, 9.5], false},
+        {[1.0, 10.0, 10.0, 10.0, 10.0], false},
+        {[2.0e6, 4.1e6, 3.9e6, 4.0e6, 4.0e6, 3.8e6], true},
+        %% warming up: falling, then flat
+        {[15.1, 13.0, 12.6, 12.4, 12.5, 12.3, 12.4], true},
+        {[15.1, 13.0, 12.6, 12.4, 12.5], false},
+        {[0.0, 0.0, 0.0, 0.0, 0.0], true}
+    ],
+    [
+        {lists:flatten(io_lib:format("~w", [Series])), ?_assertEqual(Want, micro_warmup:steady(Series))}
+     || {Series, Want} <- Table
+    ].
+
+warmup(Args) ->
+    {ok, Bench, Opts} = micro:parse(Args),
+    {ok, Result} = micro_warmup:run(Bench, Opts),
+    Result.
+
+warmup_test_() ->
+    {timeout, 60, [
+        {"k values in the series", fun warmup_series/0},
+        {"--warmup-s 0 runs none", fun no_warmup/0},
+        {"spawn's memory and the others", fun warmup_spawn/0},
+        {"throughput iterations of 0.1 s", fun warmup_throughput/0},
+        {"a failing iteration fails the program", fun warmup_failure/0}
+    ]}.
+
+warmup_series() ->
+    [
+        begin
+            #{warmup := #{iterations := K, seconds := S, steady := Steady, series := Series}, check := Check} =
+                warmup([Bench, "--mode", "copy", "--size", "100", "--rounds", "50", "--procs", "20", "--warmup-s", "0.2"]),
+            ?assert(K >= 1),
+            ?assertEqual(K, length(Series)),
+            ?assert(lists:all(fun(V) -> is_number(V) andalso V > 0 end, Series)),
+            ?assert(S > 0),
+            ?assertEqual(micro_warmup:steady(Series), Steady),
+            %% stopped at the first steady iteration, or by the clock
+            ?assert(not micro_warmup:steady(lists:droplast(Series))),
+            ?assert(Steady orelse S >= 0.2),
+            ?assert(map_size(Check) > 0)
+        end
+     || Bench <- ["pingping", "pingpong", "spawn", "ring"]
+    ].
+
+no_warmup() ->
+    ?assertMatch(
+        #{warmup := #{iterations := 0, seconds := 0, steady := false, series := []}},
+        warmup(["pingpong", "--rounds", "10", "--warmup-s", "0"])
+    ),
+    {ok, Line} = micro:run(["pingpong", "--rounds", "10", "--warmup-s", "0"]),
+    ?assertNotEqual(
+        nomatch,
+        string:find(
+            iolist_to_binary(Line), <<"\"warmup\":{\"iterations\":0,\"seconds\":0,\"series\":[],\"steady\":false}">>
+        )
+    ).
+
+warmup_spawn() ->
+    #{metric := Metric, warmup := #{iterations := K}} = warmup(["spawn", "--procs", "500", "--warmup-s", "0.1"]),
+    ?assert(K >= 1),
+    #{rss_before_kb := Before, rss_peak_kb := Peak, bytes_per_process := PerProcess, us_per_spawn := Us} = Metric,
+    ?assert(Before > 0 andalso Peak > 0 andalso is_integer(PerProcess) andalso Us > 0).
+
+%% D = 0.3 s, but a warm-up iteration lasts 0.1 s: W = 0.01 allows one.
+warmup_throughput() ->
+    #{warmup := #{iterations := K, seconds := S}, elapsed_s := Elapsed} =
+        warmup(["throughput", "--seconds", "0.3", "--warmup-s", "0.01"]),
+    ?assertEqual(1, K),
+    ?assert(S >= 0.1 andalso S < 0.25),
+    ?assert(Elapsed >= 0.3).
+
+warmup_failure() ->
+    #{level := Level} = logger:get_primary_config(),
+    ok = logger:set_primary_config(level, none),
+    %% pingpong's zero-byte payload fails in the bench process itself, once.
+    {ok, pingpong, Opts} = micro:parse(["pingpong", "--mode", "copy", "--rounds", "10", "--warmup-s", "1"]),
+    Outcome = micro_warmup:run(pingpong, Opts#{size => 0}),
+    _ = sys:get_state(logger),
+    ok = logger:set_primary_config(level, Level),
+    ?assertMatch({error, {badarg, _}}, Outcome).
+
+%% Every process of an iteration is gone when it returns.
+gone_test() ->
+    Before = erlang:system_info(process_count),
+    [
+        {ok, _} = micro_bench:run(Bench, opts(copy, #{size => 100, rounds => 20, procs => 50, pairs => 3, seconds => 0.01}))
+     || Bench <- [pingping, pingpong, spawn, throughput, ring]
+    ],
+    ?assertEqual(Before, erlang:system_info(process_count)).

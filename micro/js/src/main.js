@@ -1,7 +1,9 @@
 // Entry point shared by Node.js, Deno and Bun: BENCH [--mode ...] [--size S] ... (spec/micro.md).
+// The bench is warmed up (src/warmup.js), then run once more as the measured run.
 import process from "node:process";
 import { parseArgs, UsageError } from "./args.js";
 import * as benches from "./benches.js";
+import { session } from "./warmup.js";
 
 const PARAMS = {
   pingping: ["size", "rounds"],
@@ -37,8 +39,8 @@ process.on("exit", () => {
   }
 });
 
-benches[options.bench](options).then(
-  ({ elapsed_s, metric, check }) => {
+session(options.bench, benches[options.bench], options).then(
+  ({ elapsed_s, metric, check, warmup }) => {
     pending = false;
     const params = Object.fromEntries(PARAMS[options.bench].map((name) => [name, options[name]]));
     console.log(
@@ -50,6 +52,7 @@ benches[options.bench](options).then(
         elapsed_s,
         metric,
         check,
+        warmup,
         runtime: runtimeName(),
         // Every process runs on the one JavaScript thread of the event loop.
         cpus: 1,

@@ -2,6 +2,7 @@
 
 require_relative 'micro/payload'
 require_relative 'micro/benches'
+require_relative 'micro/warmup'
 require_relative 'micro/cli'
 
 # The micro-benchmarks of spec/micro.md on Ruby threads.

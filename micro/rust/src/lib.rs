@@ -3,6 +3,9 @@
 
 mod bench;
 mod process;
+mod warmup;
+
+pub use warmup::steady;
 
 use std::ffi::OsString;
 use std::time::Duration;
@@ -60,6 +63,7 @@ pub struct Config {
     pub procs: usize,
     pub pairs: usize,
     pub seconds: f64,
+    pub warmup_s: f64,
 }
 
 impl Config {
@@ -98,6 +102,7 @@ pub fn parse_args(args: Vec<String>) -> Result<Config, String> {
         procs: 1000,
         pairs: 1,
         seconds: 1.0,
+        warmup_s: 10.0,
     };
     while let Some(option) = args.next() {
         let mut value = || args.next().ok_or_else(|| format!("{option} needs a value"));
@@ -121,6 +126,14 @@ pub fn parse_args(args: Vec<String>) -> Result<Config, String> {
                     // Whatever a Duration cannot hold would panic later.
                     .filter(|&s: &f64| s > 0.0 && Duration::try_from_secs_f64(s).is_ok())
                     .ok_or_else(|| format!("--seconds {text:?}: want a number > 0"))?;
+            }
+            "--warmup-s" => {
+                let text = value()?;
+                c.warmup_s = text
+                    .parse()
+                    .ok()
+                    .filter(|&s: &f64| s >= 0.0 && s.is_finite())
+                    .ok_or_else(|| format!("--warmup-s {text:?}: want a number >= 0"))?;
             }
             _ => return Err(format!("unknown option {option:?}")),
         }
@@ -150,8 +163,8 @@ pub fn workers_from(value: Option<OsString>) -> Result<Option<usize>, String> {
         .ok_or_else(|| format!("ARENA_CPUS={value:?}: want an integer >= 1"))
 }
 
-/// Runs the bench on a multi-thread runtime of `workers` worker threads and
-/// returns its JSON line.
+/// Warms the bench up and runs it on a multi-thread runtime of `workers`
+/// worker threads; returns its JSON line.
 pub fn run(config: &Config, workers: Option<usize>) -> Result<String, String> {
     let mut builder = tokio::runtime::Builder::new_multi_thread();
     if let Some(workers) = workers {
@@ -163,9 +176,20 @@ pub fn run(config: &Config, workers: Option<usize>) -> Result<String, String> {
     // The bench runs as a task, not in block_on on this thread, so that the
     // main process of pingpong, pingping and ring is on a worker like the
     // others and the runtime uses exactly its worker threads.
-    let outcome = runtime
-        .block_on(runtime.spawn(bench::run(config.clone())))
+    let measured = config.clone();
+    let (warmup, mut outcome) = runtime
+        .block_on(runtime.spawn(async move {
+            let warmup = warmup::warm_up(&measured).await;
+            let outcome = bench::run(measured).await;
+            (warmup, outcome)
+        }))
         .map_err(|err| format!("the benchmark failed: {err}"))?;
+    if let (Bench::Spawn, Some(first)) = (config.bench, &warmup.first) {
+        // What a fresh runtime pays per process: the first iteration's.
+        for key in ["rss_before_kb", "rss_peak_kb", "bytes_per_process"] {
+            outcome.metric[key] = first.metric[key].clone();
+        }
+    }
     let (mode, payload) = match config.mode {
         Mode::Idiomatic => ("idiomatic", PAYLOAD_SHARED),
         Mode::Copy => ("copy", "copied"),
@@ -178,6 +202,7 @@ pub fn run(config: &Config, workers: Option<usize>) -> Result<String, String> {
         "elapsed_s": outcome.elapsed.as_secs_f64(),
         "metric": outcome.metric,
         "check": outcome.check,
+        "warmup": warmup.to_json(),
         "runtime": format!("tokio {TOKIO_VERSION}"),
         "cpus": runtime.metrics().num_workers(),
     })

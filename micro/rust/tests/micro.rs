@@ -32,7 +32,8 @@ fn every_bench_counts_every_message_in_both_modes() {
     ];
     for (mode, payload) in [("idiomatic", "shared"), ("copy", "copied")] {
         for (args, check) in &cases {
-            let args = [args.as_slice(), &["--mode", mode]].concat();
+            // A short warm-up: its iterations check their counts and bytes too.
+            let args = [args.as_slice(), &["--mode", mode, "--warmup-s", "0.02"]].concat();
             let out = bench(&args, 2);
             assert_eq!(out["check"], *check, "{args:?}");
             assert_eq!(out["bench"], args[0]);
@@ -56,6 +57,8 @@ fn throughput_counts_both_sides_of_every_pair() {
             "0.05",
             "--mode",
             mode,
+            "--warmup-s",
+            "0.02",
         ];
         let out = bench(&args, 1);
         let per_pair: Vec<u64> =
@@ -76,7 +79,18 @@ fn throughput_counts_both_sides_of_every_pair() {
 
 #[test]
 fn spawn_reports_its_memory() {
-    let out = bench(&["spawn", "--procs", "1000", "--rounds", "3"], 1);
+    let out = bench(
+        &[
+            "spawn",
+            "--procs",
+            "1000",
+            "--rounds",
+            "3",
+            "--warmup-s",
+            "0.02",
+        ],
+        1,
+    );
     assert_eq!(out["params"], json!({"procs": 1000}));
     for key in [
         "us_per_spawn",
@@ -99,7 +113,17 @@ fn micro(args: &[&str], cpus: &str) -> std::process::Output {
 #[test]
 fn the_binary_prints_one_line_with_the_budget_as_workers() {
     let out = micro(
-        &["ring", "--procs", "3", "--rounds", "2", "--mode", "copy"],
+        &[
+            "ring",
+            "--procs",
+            "3",
+            "--rounds",
+            "2",
+            "--mode",
+            "copy",
+            "--warmup-s",
+            "0.01",
+        ],
         "2",
     );
     assert!(out.status.success());
@@ -132,6 +156,12 @@ fn bad_arguments_exit_2_with_one_line_on_stderr() {
         (&["throughput", "--seconds", "NaN"], "1"),
         (&["throughput", "--seconds", "inf"], "1"),
         (&["throughput", "--seconds", "1e300"], "1"),
+        (&["pingpong", "--warmup-s", "-1"], "1"),
+        (&["pingpong", "--warmup-s", "-0.5"], "1"),
+        (&["pingpong", "--warmup-s", "abc"], "1"),
+        (&["pingpong", "--warmup-s", "NaN"], "1"),
+        (&["pingpong", "--warmup-s", "inf"], "1"),
+        (&["pingpong", "--warmup-s"], "1"),
         (&["pingpong"], "0"),
         (&["pingpong"], "two"),
     ];
@@ -156,4 +186,68 @@ fn the_reported_tokio_is_the_locked_one() {
         arena_micro::TOKIO_VERSION
     );
     assert!(lock.contains(&locked));
+}
+
+#[test]
+fn the_steadiness_rule() {
+    let table: &[(&[f64], bool)] = &[
+        (&[], false),
+        (&[10.0, 10.0, 10.0, 10.0], false),
+        (&[10.0, 10.0, 10.0, 10.0, 10.0], true),
+        // ±10% of the median, bounds included.
+        (&[9.0, 11.0, 10.0, 10.0, 10.0], true),
+        (&[8.9, 10.0, 10.0, 10.0, 10.0], false),
+        (&[10.0, 10.0, 10.0, 10.0, 11.1], false),
+        // Only the last 5 count.
+        (&[50.0, 20.0, 10.0, 10.5, 9.5, 10.0, 10.9], true),
+        // The newest breaks it.
+        (&[10.0, 10.0, 10.0, 10.0, 10.0, 30.0], false),
+        // Median 100: the 1s are far off; median 1: the 100 is.
+        (&[1.0, 1.0, 100.0, 100.0, 100.0], false),
+        (&[100.0, 1.0, 1.0, 1.0, 1.0], false),
+        (&[0.0, 0.0, 0.0, 0.0, 0.0], true),
+        (&[10.0, 10.0, f64::NAN, 10.0, 10.0], false),
+        (&[10.0, 10.0, f64::INFINITY, 10.0, 10.0], false),
+    ];
+    for (series, want) in table {
+        assert_eq!(arena_micro::steady(series), *want, "{series:?}");
+    }
+}
+
+#[test]
+fn the_output_has_the_warmup_object() {
+    let cases: &[&[&str]] = &[
+        &[
+            "pingpong", "--size", "100", "--rounds", "100", "--mode", "copy",
+        ],
+        &["spawn", "--procs", "500"],
+        &["throughput", "--seconds", "0.02"],
+        &["ring", "--procs", "20", "--rounds", "3"],
+    ];
+    for args in cases {
+        let args = [args, &["--warmup-s", "0.05"][..]].concat();
+        let warmup = &bench(&args, 1)["warmup"];
+        let series: Vec<f64> = serde_json::from_value(warmup["series"].clone()).expect("numbers");
+        let seconds = warmup["seconds"].as_f64().expect("a number");
+        assert_eq!(warmup.as_object().map(|w| w.len()), Some(4), "{warmup}");
+        assert_eq!(warmup["iterations"], series.len(), "{warmup}");
+        assert!(!series.is_empty() && seconds > 0.0, "{args:?}: {warmup}");
+        assert_eq!(warmup["steady"], arena_micro::steady(&series), "{warmup}");
+        // Without steadiness the warm-up lasts at least W.
+        assert!(warmup["steady"] == true || seconds >= 0.05, "{warmup}");
+    }
+}
+
+#[test]
+fn warmup_0_runs_none() {
+    for args in [
+        &["pingpong", "--rounds", "10", "--warmup-s", "0"][..],
+        &["spawn", "--procs", "10", "--warmup-s", "0.0"][..],
+    ] {
+        assert_eq!(
+            bench(args, 1)["warmup"],
+            json!({"iterations": 0, "seconds": 0, "steady": false, "series": []}),
+            "{args:?}"
+        );
+    }
 }

@@ -12,15 +12,17 @@ defmodule Micro.Bench do
           rounds: pos_integer(),
           procs: pos_integer(),
           pairs: pos_integer(),
-          seconds: number()
+          seconds: number(),
+          warmup_s: number()
         }
 
   @doc """
-  Runs one benchmark in a process of its own, linked to every process it
-  creates: a worker that fails (a payload mismatch) takes the benchmark down
+  Runs one benchmark (one warm-up iteration, or the measured run) in a
+  process of its own, linked to every process it creates: a worker that fails (a payload mismatch) takes the benchmark down
   with it, and the reason (that one, or the benchmark's own, such as a system
   limit) comes back here instead of leaving the caller waiting for a message
-  that will never come.
+  that will never come. Every process the benchmark created is gone when it
+  returns.
   """
   @spec run(bench(), opts()) ::
           {:ok, %{elapsed_s: float(), metric: map(), check: map()}} | {:error, term()}
@@ -98,6 +100,7 @@ defmodule Micro.Bench do
     send(a, {:go, b})
     send(b, {:go, a})
     {received, t1} = collect_done(2, 0, t0)
+    await_gone([a, b])
     result(t0, t1, &%{us_per_message: &1 * 1.0e6 / rounds}, %{received: received})
   end
 
@@ -142,6 +145,7 @@ defmodule Micro.Bench do
       {:pings, _} -> :ok
     end
 
+    await_gone([ponger])
     result(t0, t1, &%{us_per_round_trip: &1 * 1.0e6 / rounds}, %{round_trips: round_trips})
   end
 
@@ -182,6 +186,7 @@ defmodule Micro.Bench do
     deadline = t0 + System.convert_time_unit(round(seconds * 1.0e9), :nanosecond, :native)
     Enum.each(pingers, &send(&1, {:go, deadline}))
     {counts, t1} = collect_pairs(pairs, %{}, t0)
+    await_gone(pingers)
     per_pair = for index <- 1..pairs, do: Map.fetch!(counts, index)
     messages = Enum.sum(per_pair)
     result(t0, t1, &%{messages_per_s: messages / &1}, %{messages: messages, per_pair: per_pair})
@@ -200,7 +205,9 @@ defmodule Micro.Bench do
         send(ponger, {:stop, me})
 
         receive do
-          {:pings, pings} -> send(main, {:pair, index, pings + pongs, stopped})
+          {:pings, pings} ->
+            await_gone([ponger])
+            send(main, {:pair, index, pings + pongs, stopped})
         end
     end
   end
@@ -236,6 +243,7 @@ defmodule Micro.Bench do
     rss_peak = rss_kb()
     Enum.each(pids, &send(&1, :release))
     count(:released, procs, 0)
+    await_gone(pids)
 
     metric = fn elapsed ->
       %{
@@ -290,6 +298,8 @@ defmodule Micro.Bench do
       :stop -> :ok
     end
 
+    await_gone(List.delete_at(nodes, -1))
+
     result(t0, t1, &%{us_per_hop: &1 * 1.0e6 / (procs * rounds)}, %{laps: laps, hops: hops})
   end
 
@@ -325,6 +335,20 @@ defmodule Micro.Bench do
     Enum.each(pids, fn pid ->
       receive do
         {:ready, ^pid} -> :ok
+      end
+    end)
+  end
+
+  # Waits until every process in `pids` has exited, after the clock: the next
+  # warm-up iteration, or the measured run, starts with none of them left. One
+  # monitor at a time, so that the join of a million dormant processes needs no
+  # memory beyond theirs.
+  defp await_gone(pids) do
+    Enum.each(pids, fn pid ->
+      ref = Process.monitor(pid)
+
+      receive do
+        {:DOWN, ^ref, :process, ^pid, _} -> :ok
       end
     end)
   end

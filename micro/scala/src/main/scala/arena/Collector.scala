@@ -37,7 +37,10 @@ object Collector:
           Behaviors.same
         case report: Done =>
           done :+= report
-          if done.size == reports then result.trySuccess(finish(done.map(_.at).max - startedAt, done.sortBy(_.key)))
-          Behaviors.same
+          if done.size < reports then Behaviors.same
+          else
+            // The result is in: stopping stops the bench's actors too (Runner waits for them).
+            result.trySuccess(finish(done.map(_.at).max - startedAt, done.sortBy(_.key)))
+            Behaviors.stopped
       }
     }

@@ -16,8 +16,21 @@ final case class Params(
     rounds: Int = 10000,
     procs: Int = 1000,
     pairs: Int = 1,
-    seconds: Double = 1.0
+    seconds: Double = 1.0,
+    warmupSeconds: Double = 10.0
 ):
+  /** The parameters of one warm-up iteration: the same, but throughput lasts at most 0.1 s (spec/micro.md). */
+  def forWarmup: Params =
+    if bench == Bench.Throughput then copy(seconds = math.min(seconds, Params.warmupThroughputSeconds)) else this
+
+  /** The name of the bench's metric, the one the warm-up follows. */
+  def metricName: String = bench match
+    case Bench.Pingping   => "us_per_message"
+    case Bench.Pingpong   => "us_per_round_trip"
+    case Bench.Spawn      => "us_per_spawn"
+    case Bench.Throughput => "messages_per_s"
+    case Bench.Ring       => "us_per_hop"
+
   /** The parameters this bench uses: the output's `params`. */
   def used: Json.Obj = bench match
     case Bench.Pingping | Bench.Pingpong => Json.Obj("size" -> size, "rounds" -> rounds)
@@ -27,7 +40,10 @@ final case class Params(
 
 object Params:
   val usage: String = "usage: micro pingping|pingpong|spawn|throughput|ring [--mode idiomatic|copy] [--size S] " +
-    "[--rounds R] [--procs N] [--pairs P] [--seconds D]"
+    "[--rounds R] [--procs N] [--pairs P] [--seconds D] [--warmup-s W]"
+
+  /** The longest warm-up iteration of throughput. */
+  val warmupThroughputSeconds = 0.1
 
   private val integers: Map[String, (Params, Int) => Params] = Map(
     "--size" -> ((p, n) => p.copy(size = n)),
@@ -35,7 +51,7 @@ object Params:
     "--procs" -> ((p, n) => p.copy(procs = n)),
     "--pairs" -> ((p, n) => p.copy(pairs = n))
   )
-  private val options = integers.keySet + "--mode" + "--seconds"
+  private val options = integers.keySet + "--mode" + "--seconds" + "--warmup-s"
 
   def parse(args: List[String]): Either[String, Params] = args match
     case Nil          => Left(usage)
@@ -60,6 +76,11 @@ object Params:
         .filter(s => s > 0 && !s.isInfinite)
         .toRight(s"--seconds must be a number > 0, not '$value'")
         .flatMap(seconds => parseOptions(rest, p.copy(seconds = seconds)))
+    case "--warmup-s" :: value :: rest =>
+      value.toDoubleOption
+        .filter(s => s >= 0 && !s.isInfinite)
+        .toRight(s"--warmup-s must be a number >= 0, not '$value'")
+        .flatMap(seconds => parseOptions(rest, p.copy(warmupSeconds = seconds)))
     case option :: value :: rest =>
       value.toIntOption
         .filter(_ >= 1)

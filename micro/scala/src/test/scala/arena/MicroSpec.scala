@@ -4,7 +4,9 @@ import org.scalatest.funsuite.AnyFunSuite
 
 /** Every bench at small sizes in both modes, in this JVM: the counts its actors made are the contract's. */
 class MicroSpec extends AnyFunSuite:
-  private def run(args: String*): Report = Params.parse(args.toList).fold(fail(_), Micro.run)
+  /** Runs a bench without warm-up, unless the arguments ask for one (a later option wins). */
+  private def run(args: String*): Report =
+    Params.parse(args.head :: "--warmup-s" :: "0" :: args.tail.toList).fold(fail(_), Micro.run)
 
   for mode <- Seq("idiomatic", "copy") do
     val payload = if mode == "copy" then "copied" else "shared"
@@ -59,6 +61,46 @@ class MicroSpec extends AnyFunSuite:
           """"params": {"procs": 3, "size": 5000, "rounds": 2}, "elapsed_s": """
       )
     )
+  }
+
+  for bench <- Bench.values do
+    test(s"${bench.label}: warms up first, and reports each iteration's metric") {
+      val small = Seq("--mode", "copy", "--size", "16", "--rounds", "50", "--procs", "20", "--seconds", "0.02")
+      val report = run((bench.label +: small :+ "--warmup-s" :+ "0.5")*)
+      val warmup = report.warmup
+      assert(warmup.series.nonEmpty && warmup.seconds > 0)
+      assert(warmup.steady == Warmup.steady(warmup.series))
+      assert(warmup.first.nonEmpty)
+      // The same counts in every iteration (throughput's depend on the time)
+      if bench != Bench.Throughput then assert(warmup.first.map(_.check) == Some(report.measured.check))
+      val json = report.json
+      val series = warmup.series.mkString("[", ", ", "]")
+      assert(
+        json.contains(
+          s""""warmup": {"iterations": ${warmup.series.size}, "seconds": ${warmup.seconds}, """ +
+            s""""steady": ${warmup.steady}, "series": $series}, "runtime": """
+        ),
+        json
+      )
+    }
+
+  test("--warmup-s 0 runs no warm-up and reports the empty one") {
+    val report = run("pingpong", "--rounds", "10", "--warmup-s", "0")
+    assert(report.warmup == Warmup.none)
+    assert(report.json.contains(""""warmup": {"iterations": 0, "seconds": 0, "steady": false, "series": []}"""))
+  }
+
+  test("spawn's memory comes from the first warm-up iteration") {
+    def spawned(us: Double, bytes: Long, before: Long, peak: Long) = Measured(
+      1,
+      Json.Obj("us_per_spawn" -> us, "bytes_per_process" -> bytes, "rss_before_kb" -> before, "rss_peak_kb" -> peak),
+      Json.Obj("alive" -> 1000)
+    )
+    val first = spawned(9.0, 3000, 100, 400)
+    val measured = spawned(1.0, 10, 900, 901)
+    val warmed = Micro.withSpawnMemory(measured, Warmup(Seq(9.0), 0.1, steady = false, Some(first)))
+    assert(warmed == spawned(1.0, 3000, 100, 400))
+    assert(Micro.withSpawnMemory(measured, Warmup.none) == measured)
   }
 
   test("a copy that does not carry its sender's sequence number fails the run") {

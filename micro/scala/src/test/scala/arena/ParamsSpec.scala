@@ -6,12 +6,26 @@ import scala.sys.process.*
 
 class ParamsSpec extends AnyFunSuite:
   test("defaults follow spec/micro.md") {
-    assert(Params.parse(List("pingpong")) == Right(Params(Bench.Pingpong, Mode.Idiomatic, 5000, 10000, 1000, 1, 1.0)))
+    assert(
+      Params.parse(List("pingpong")) == Right(Params(Bench.Pingpong, Mode.Idiomatic, 5000, 10000, 1000, 1, 1.0, 10.0))
+    )
   }
 
   test("options are read in any order, the unused ones ignored") {
     val parsed = Params.parse(List("throughput", "--seconds", "0.25", "--mode", "copy", "--pairs", "4", "--procs", "9"))
     assert(parsed == Right(Params(Bench.Throughput, Mode.Copy, pairs = 4, procs = 9, seconds = 0.25)))
+  }
+
+  test("--warmup-s takes a number of seconds >= 0, fractions allowed") {
+    for (value, seconds) <- Seq("0" -> 0.0, "2.5" -> 2.5, "10" -> 10.0, "0.05" -> 0.05) do
+      assert(Params.parse(List("ring", "--warmup-s", value)).map(_.warmupSeconds) == Right(seconds), value)
+  }
+
+  test("a warm-up iteration of throughput lasts min(D, 0.1 s); the other benches' are the measured run's") {
+    assert(Params(Bench.Throughput, seconds = 2.0).forWarmup.seconds == 0.1)
+    assert(Params(Bench.Throughput, seconds = 0.05).forWarmup.seconds == 0.05)
+    val ring = Params(Bench.Ring, procs = 9, rounds = 3)
+    assert(ring.forWarmup == ring)
   }
 
   private val bad = Seq(
@@ -27,7 +41,13 @@ class ParamsSpec extends AnyFunSuite:
     List("ring", "--procs", "1"),
     List("throughput", "--seconds", "0"),
     List("throughput", "--seconds", "NaN"),
-    List("throughput", "--seconds", "Infinity")
+    List("throughput", "--seconds", "Infinity"),
+    List("pingpong", "--warmup-s", "-1"),
+    List("pingpong", "--warmup-s", "-0.5"),
+    List("pingpong", "--warmup-s", "abc"),
+    List("pingpong", "--warmup-s", "NaN"),
+    List("pingpong", "--warmup-s", "Infinity"),
+    List("pingpong", "--warmup-s")
   )
 
   test("bad arguments are refused with a message") {
@@ -35,18 +55,23 @@ class ParamsSpec extends AnyFunSuite:
   }
 
   test("the program exits 2 on bad arguments, with one line on stderr and nothing on stdout") {
-    val (status, out, err) = java("pingpong", "--size", "0")
-    assert(status == 2)
-    assert(out.isEmpty)
-    assert(err.linesIterator.size == 1)
+    for args <- Seq(Seq("pingpong", "--size", "0"), Seq("pingpong", "--warmup-s", "-1"), Seq("ring", "--warmup-s")) do
+      val (status, out, err) = java(args*)
+      assert(status == 2, args)
+      assert(out.isEmpty, args)
+      assert(err.linesIterator.size == 1, args)
   }
 
   test("the program prints one JSON line and exits 0") {
-    val (status, out, err) = java("pingpong", "--size", "10", "--rounds", "5", "--mode", "copy")
+    val (status, out, err) = java("pingpong", "--size", "10", "--rounds", "5", "--mode", "copy", "--warmup-s", "0.5")
     assert(status == 0, err)
     assert(out.linesIterator.toList match
-      case List(line) => line.startsWith("""{"bench": "pingpong", "mode": "copy", "payload": "copied"""")
-      case _          => false)
+      case List(line) =>
+        line.startsWith("""{"bench": "pingpong", "mode": "copy", "payload": "copied"""") &&
+        """"warmup": \{"iterations": [1-9]\d*, "seconds": [0-9.E-]+, "steady": (true|false), "series": \[""".r
+          .findFirstIn(line)
+          .nonEmpty
+      case _ => false)
   }
 
   /** Runs Main in a fresh JVM on the test class path: exit status, stdout, stderr. */

@@ -1,6 +1,8 @@
 package arena.micro;
 
 import java.io.PrintStream;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -40,17 +42,43 @@ public final class Main {
 			err.println(ex.getMessage());
 			return 2;
 		}
+		Options warmupOptions = options.forWarmup();
+		Warmup warmup = Warmup.run(options.warmupSeconds(), () -> once(warmupOptions, threadFactory),
+				options.metricName());
+		Result result = once(options, threadFactory);
+		out.println(Json.write(Json.object("bench", options.bench(), "mode", options.copy() ? "copy" : "idiomatic",
+				"payload", options.copy() ? "copied" : "shared", "params", params(options), "elapsed_s",
+				result.elapsedNanos() / 1e9, "metric", metric(result, warmup), "check", result.check(), "warmup",
+				warmup.json(), "runtime", "Java " + Runtime.version() + " (" + System.getProperty("java.vendor") + ")",
+				"cpus", Runtime.getRuntime().availableProcessors())));
+		return 0;
+	}
+
+	/**
+	 * Runs the bench once with processes of its own, and returns when every one of them
+	 * has ended (the executor's close waits for its threads).
+	 */
+	static Result once(Options options, ThreadFactory threadFactory) throws Exception {
 		ExecutorService processes = Executors.newThreadPerTaskExecutor(threadFactory);
 		Result result = new Benches(options, processes).run();
 		// Not try-with-resources: after a failure, close() would wait for the processes
 		// left blocked.
 		processes.close();
-		out.println(Json.write(Json.object("bench", options.bench(), "mode", options.copy() ? "copy" : "idiomatic",
-				"payload", options.copy() ? "copied" : "shared", "params", params(options), "elapsed_s",
-				result.elapsedNanos() / 1e9, "metric", result.metric(), "check", result.check(), "runtime",
-				"Java " + Runtime.version() + " (" + System.getProperty("java.vendor") + ")", "cpus",
-				Runtime.getRuntime().availableProcessors())));
-		return 0;
+		return result;
+	}
+
+	/**
+	 * The measured run's metric, but spawn's memory from the first warm-up iteration when
+	 * there was one: what a fresh runtime pays per process.
+	 */
+	static Map<String, Object> metric(Result measured, Warmup warmup) {
+		Map<String, Object> metric = new LinkedHashMap<>(measured.metric());
+		if (warmup.first() != null) {
+			for (String memory : List.of("bytes_per_process", "rss_before_kb", "rss_peak_kb")) {
+				metric.computeIfPresent(memory, (key, value) -> warmup.first().metric().get(key));
+			}
+		}
+		return metric;
 	}
 
 	/**

@@ -26,8 +26,14 @@ fun run(args: List<String>, out: PrintStream, err: PrintStream): Int {
             err.println(e.message)
             return 2
         }
-    // The coordinating coroutine runs on Dispatchers.Default too, and the processes inherit it from its scope.
-    val result = runBlocking(Dispatchers.Default) { Benches(options).run() }
+    // The coordinating coroutine runs on Dispatchers.Default too, and the processes inherit it from its scope. Each
+    // run of Benches returns once every coroutine it launched has completed (coroutineScope).
+    val (warmup, result) =
+        runBlocking(Dispatchers.Default) {
+            val warmupOptions = options.forWarmup()
+            val warmup = Warmup.run(options.warmupSeconds, options.metricName) { Benches(warmupOptions).run() }
+            warmup to Benches(options).run()
+        }
     val line =
         mapOf(
             "bench" to options.bench,
@@ -35,8 +41,9 @@ fun run(args: List<String>, out: PrintStream, err: PrintStream): Int {
             "payload" to if (options.copy) "copied" else "shared",
             "params" to params(options),
             "elapsed_s" to result.elapsedNanos / 1e9,
-            "metric" to result.metric,
+            "metric" to metric(result, warmup),
             "check" to result.check,
+            "warmup" to warmup.json(),
             "runtime" to
                 "Kotlin ${KotlinVersion.CURRENT} on Java ${Runtime.version()} (${System.getProperty("java.vendor")})",
             "cpus" to defaultParallelism(),
@@ -44,6 +51,19 @@ fun run(args: List<String>, out: PrintStream, err: PrintStream): Int {
     out.println(json(line))
     return 0
 }
+
+/**
+ * The measured run's metric, but spawn's memory from the first warm-up iteration when there was one: what a fresh
+ * runtime pays per process.
+ */
+fun metric(measured: Result, warmup: Warmup): Map<String, Any> {
+    val first = warmup.first ?: return measured.metric
+    return measured.metric.mapValues { (name, value) ->
+        if (name in SPAWN_MEMORY) first.metric.getValue(name) else value
+    }
+}
+
+private val SPAWN_MEMORY = setOf("bytes_per_process", "rss_before_kb", "rss_peak_kb")
 
 /**
  * The threads of Dispatchers.Default: the scheduler's core pool size, which the run command sets to the budget with

@@ -1,0 +1,104 @@
+"""Every point's ceiling: the throughput a perfect server would reach under the point's own load,
+and so the share of it a server reached.
+
+A scenario names its limit (`ceiling` in its file) or takes its model's:
+
+- `offered` (open models): the arrivals offered per second — a server cannot answer more.
+- `think` (closed models): each user completes an iteration, then thinks; with no time spent in
+  the server (or the profile's `ideal_wait_s`, e.g. a long poll), the users' cycles alone bound
+  what can be completed in the window, edges included.
+- `hello-delays` (blog-ab): every K-th `/hello` waits D seconds, so C concurrent workers average
+  D/K seconds a request: at most C·K/D requests a second (100 x 10 / 2 s = 500).
+- `bcrypt` (thesis-password): every request hashes once, so the server's cores bound it at
+  cores ÷ hash time, the hash time measured on the same server after its warm-up (the fastest of a
+  few verifies, one at a time); the users' think cycles, with that hash time as the wait, bound it
+  too, and the lower of the two is the ceiling.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from arena.client import Client
+from arena.rest.scenarios import Point
+
+
+@dataclass(frozen=True)
+class Ceiling:
+    rps: float  # requests a second, over the measured window
+    why: str
+    requests: float | None = None  # when the limit is a count (the arrivals offered), that count
+
+    def share(self, ok_requests: int, ok_rps: float) -> float:
+        """How much of the ceiling was reached: by count when it is one (an open model's window
+        ends with its last answer, so a rate would overstate it), else by rate."""
+        if self.requests is not None:
+            return ok_requests / self.requests if self.requests else 0.0
+        return ok_rps / self.rps if self.rps else 0.0
+
+
+def ideal_closed_requests(model: dict, wait_s: float) -> int:
+    """Iterations a perfect server completes in a closed run whose every iteration waits `wait_s`.
+
+    User i starts at i / ramp, then completes at start + wait + k x (wait + think) while that is
+    within the duration: exactly what an ideal server allows, edges of the window included.
+    """
+    think_s = sum(model["think_ms"]) / 2 / 1000
+    ramp = model.get("ramp_per_s") or 0
+    total = 0
+    for user in range(model["users"]):
+        first = (user / ramp if ramp else 0.0) + wait_s
+        if first <= model["duration_s"]:
+            total += int((model["duration_s"] - first) // (wait_s + think_s)) + 1
+    return total
+
+
+def kind_of(point: Point) -> str:
+    if point.scenario.ceiling:
+        return point.scenario.ceiling
+    return {"open": "offered", "closed": "think"}.get(point.model()["kind"], "")
+
+
+def ceiling(point: Point, result: dict, cpus: int, hash_s: float | None) -> Ceiling | None:
+    """The ceiling of a point, from the engine's result document (its model as run, its counts)."""
+    model = result["scenario"]["model"]
+    steps = len(point.scenario.steps)
+    kind = kind_of(point)
+    if kind == "offered":
+        rate = model["stages"][0]["rate"] if model.get("stages") else model["rate"]
+        offered = (result["iterations"]["started"] + result["iterations"]["dropped"]) * steps
+        return Ceiling(rate * steps, f"the offered rate, {rate:g} arrivals/s x {steps} request(s)", offered)
+    if kind == "think":
+        wait_s = point.profile().get("ideal_wait_s", 0.0)
+        ideal = ideal_closed_requests(model, wait_s) * steps / model["duration_s"]
+        return Ceiling(ideal, f"{model['users']} users' think cycles ({wait_s:g} s in the server)")
+    if kind == "hello-delays":
+        settings = point.settings()
+        delay_s = int(settings["ARENA_HELLO_DELAY_MS"]) / 1000
+        every, workers = int(settings["ARENA_HELLO_DELAY_EVERY"]), point.model()["concurrency"]
+        return Ceiling(workers * every / delay_s, f"{workers} workers x every {every}th waits {delay_s:g} s")
+    if kind == "bcrypt" and hash_s:
+        think = ideal_closed_requests(model, steps * hash_s) * steps / model["duration_s"]
+        cores = cpus / hash_s
+        shown = f"min(think cycles {think:.1f}/s, {cpus} core(s) / {hash_s * 1000:.0f} ms hash {cores:.1f}/s)"
+        return Ceiling(min(think, cores), shown)
+    return None
+
+
+HASH_SAMPLES = 5
+
+
+def hash_seconds(port: int) -> float:
+    """One bcrypt hash on this server at its configured cost: the fastest of a few password
+    verifies sent one at a time on one connection (load only adds time; the fastest is the work)."""
+    client = Client(port)
+    client.post_json("/password/set/ceiling_probe", {"password": "probe"})
+    conn = client.session()
+    try:
+        times = [
+            client.post_json("/password/verify/ceiling_probe", {"password": "probe"}, conn=conn).seconds
+            for _ in range(HASH_SAMPLES)
+        ]
+    finally:
+        conn.close()
+    return min(times)
