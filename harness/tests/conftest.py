@@ -31,12 +31,15 @@ FAKE_SERVER = textwrap.dedent(
     time.sleep(float(os.environ.get("FAKE_START_SLEEP", "0")))  # before it listens: a slow cold start
 
     class Handler(http.server.BaseHTTPRequestHandler):
+        served = 0
+
         def do_GET(self):
             age = time.monotonic() - began
             if self.path != "/" and age < float(os.environ.get("FAKE_SLOW_FOR_S", "0")):
                 time.sleep(0.02)  # slow at first, then fast: a runtime that warms up
             if self.path != "/" and os.environ.get("FAKE_DRIFT"):
-                time.sleep(0.0005 * 2 ** (age / 0.5))  # ever slower: never steady
+                Handler.served += 1  # 1% slower with every request, up to 20 ms: not steady in seconds
+                time.sleep(min(0.02, 0.0001 * 1.01**Handler.served))
             body = b"OK" if self.path == "/" else b'{"message":"done","n":1,"checksum":0.5}'
             self.send_response(200)
             self.send_header("Content-Type", "text/plain" if self.path == "/" else "application/json")

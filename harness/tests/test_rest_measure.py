@@ -81,7 +81,7 @@ def test_a_server_that_never_settles_is_flagged_unsteady(tmp_path):
     assert m.payload.warmup["classification"] == "no steady state" and m.payload.warmup["steady_s"] is None
     # Bounded: it stops when another slice as long as the last would end past max_s, though a slice
     # of an ever slower server takes longer than the one before.
-    assert 1 <= m.payload.warmup["seconds"] <= 2 * 2
+    assert 1 <= m.payload.warmup["seconds"] <= 2 + 2 * 0.4 + 5  # max_s, and one more slice at its longest
 
 
 def test_the_cold_start_of_a_slow_starter_is_timed_within_a_tenth_of_a_second(tmp_path):
