@@ -20,7 +20,7 @@ from arena.rest.steady import Rule
 
 SCENARIOS = SPEC / "scenarios"
 # A profile's warm-up when its file gives none: one slice of load, and the most it may take.
-WARMUP = {"quick": {"slice_s": 1.0, "max_s": 20.0}, "paper": {"slice_s": 5.0, "max_s": 120.0}}
+WARMUP = {"quick": {"slice_s": 1.0, "max_s": 30.0}, "paper": {"slice_s": 5.0, "max_s": 120.0}}
 CEILINGS = ("offered", "think", "hello-delays", "bcrypt")
 
 
