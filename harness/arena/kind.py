@@ -76,11 +76,13 @@ class Task:
 
 @dataclass
 class Batch:
-    """What a prepared plan gives: every task, how to measure one, and what was skipped, and why."""
+    """What a prepared plan gives: every task, how to measure one, what was skipped and why, and
+    what to release once measuring ends, however it ends (servers kept between tasks)."""
 
     tasks: list[Task]
     measure: Callable[[Task, Callable[[str], None]], Measurement]  # the task, and where to say its phase
     skipped: list[str] = field(default_factory=list)
+    close: Callable[[], None] = lambda: None
 
 
 class Kind(Protocol):

@@ -71,12 +71,15 @@ def _measure(batch: Batch, kind: Kind, store: Store, current: Run, console: Cons
         store.add_note(current.id, line)
     done = store.done_keys(current.id)
     todo = [task for task in batch.tasks if task.key not in done]
-    with console.progress(todo, stored=len(batch.tasks) - len(todo)) as loop:
-        for task in todo:
-            loop.start(task)
-            measurement = batch.measure(task, loop.phase)
-            store.add(current.id, measurement)
-            loop.finish(task, kind.outcome(measurement))
+    try:
+        with console.progress(todo, stored=len(batch.tasks) - len(todo)) as loop:
+            for task in todo:
+                loop.start(task)
+                measurement = batch.measure(task, loop.phase)
+                store.add(current.id, measurement)
+                loop.finish(task, kind.outcome(measurement))
+    finally:
+        batch.close()
 
 
 def write_summary(kind: Kind, store: Store, current: Run, console: Console) -> None:

@@ -14,6 +14,7 @@ from arena.process import free_port, running
 from arena.rest import measure
 from arena.rest.result import HttpResult
 from arena.rest.scenarios import Point, Scenario
+from arena.rest.starts import Starts, start_settings
 from conftest import write_manifest
 
 needs_engine = pytest.mark.skipif(not loadgen.BINARY.exists(), reason="the load engine is built by ./arena test first")
@@ -37,13 +38,24 @@ def fixed_point(requests: int, max_s: float = 4, slice_s: float = 0.4) -> Point:
     return Point(scenario, "quick", 0, {"requests": requests})
 
 
-def task(manifest, requests: int = 300, max_s: float = 4, slice_s: float = 0.4) -> Task:
-    return Task("http", manifest, fixed_point(requests, max_s, slice_s), 1, 0, 1.0)
+def task(manifest, requests: int = 300, max_s: float = 4, slice_s: float = 0.4, repetition: int = 0) -> Task:
+    return Task("http", manifest, fixed_point(requests, max_s, slice_s), 1, repetition, 1.0)
+
+
+def measured(task: Task, engine, starts: Starts | None = None):
+    """One measurement on a start of its own, or on `starts` (left running for the next)."""
+    if starts is not None:
+        return measure.measure(task, engine, None, starts)
+    own = Starts(start_settings([task.point]))
+    try:
+        return measure.measure(task, engine, None, own)
+    finally:
+        own.close()
 
 
 @needs_engine
 def test_measure_records_engine_server_and_provenance(fake):
-    m = measure.measure(task(fake), loadgen.Loadgen(), None)
+    m = measured(task(fake), loadgen.Loadgen())
     assert m.outcome is Outcome.MEASURED, m.reason
     result: HttpResult = m.payload
     assert result.metrics["requests"] == 300
@@ -65,7 +77,7 @@ def test_a_server_that_warms_up_is_measured_once_fast(tmp_path):
     """Slow (20 ms an answer) for its first second, then fast. A slice of 0.6 s: the first is all
     slow, the second mostly fast, so the first window cannot pass for steady."""
     warming = catalog.parse(write_manifest(tmp_path, "warming", extra_env=', FAKE_SLOW_FOR_S = "1.0"'))
-    m = measure.measure(task(warming, slice_s=0.6), loadgen.Loadgen(), None)
+    m = measured(task(warming, slice_s=0.6), loadgen.Loadgen())
     warm = m.payload.warmup
     assert warm["classification"] == "warm-up" and warm["steady_at"] >= 1, warm
     assert warm["slices"][0]["p50_ms"] >= 20 and warm["steady_s"] >= 0.5
@@ -76,7 +88,7 @@ def test_a_server_that_warms_up_is_measured_once_fast(tmp_path):
 @needs_engine
 def test_a_server_that_never_settles_is_flagged_unsteady(tmp_path):
     drifting = catalog.parse(write_manifest(tmp_path, "drifting", extra_env=', FAKE_DRIFT = "1"'))
-    m = measure.measure(task(drifting, 100, max_s=2), loadgen.Loadgen(), None)
+    m = measured(task(drifting, 100, max_s=2), loadgen.Loadgen())
     assert m.measured and "unsteady" in m.flags
     assert m.payload.warmup["classification"] == "no steady state" and m.payload.warmup["steady_s"] is None
     # Bounded: it stops when another slice as long as the last would end past max_s, though a slice
@@ -148,22 +160,56 @@ class FakeEngine:
 
 
 def test_a_saturated_engine_flags_the_point_engine_bound(fake):
-    m = measure.measure(task(fake), FakeEngine(canned(5000, cpu_s=0.95)), None)
+    m = measured(task(fake), FakeEngine(canned(5000, cpu_s=0.95)))
     assert m.measured and "engine-bound" in m.flags
     assert m.versions["engine"] == "fake 1" and m.payload.metrics["rps"] == 5000
-    relaxed = measure.measure(task(fake), FakeEngine(canned(5000, cpu_s=0.3)), None)
+    relaxed = measured(task(fake), FakeEngine(canned(5000, cpu_s=0.3)))
     assert "engine-bound" not in relaxed.flags
 
 
 def test_an_engine_failure_is_a_failed_point_with_the_reason(fake):
-    m = measure.measure(task(fake), FakeEngine(None), None)
+    m = measured(task(fake), FakeEngine(None))
     assert m.outcome is Outcome.FAILED and m.payload is None
     assert m.reason == "the engine exited 1: fake failure"
 
 
 def test_a_server_that_fails_to_start_is_recorded_as_crashed(tmp_path):
     crashing = catalog.parse(write_manifest(tmp_path, "crash", extra_env=', FAKE_CRASH = "1"'))
-    m = measure.measure(task(crashing, 10), FakeEngine(canned(10, 0.1)), None)
+    m = measured(task(crashing, 10), FakeEngine(canned(10, 0.1)))
     assert m.outcome is Outcome.FAILED and "crashed" in m.flags
     assert "exited with status 3" in m.reason
     assert measure.outcome(m).startswith("FAILED: ")
+
+
+def test_a_repetition_shares_one_start_and_a_failure_or_the_next_repetition_starts_anew(fake):
+    starts = Starts(start_settings([fixed_point(10)]))
+    try:
+        first = measured(task(fake, 10), FakeEngine(canned(10, 0.1)), starts)
+        pid = starts.current.server.process.pid
+        second = measured(task(fake, 10), FakeEngine(canned(10, 0.1)), starts)
+        assert starts.current.server.process.pid == pid  # the same process served both points
+        assert (first.payload.points_before, second.payload.points_before) == (0, 1)
+        assert second.payload.process_age_s > first.payload.process_age_s >= first.payload.ready_s
+        assert second.parameters["start"]["points_before"] == 1
+        failed = measured(task(fake, 10), FakeEngine(None), starts)
+        assert failed.outcome is Outcome.FAILED and starts.current is None  # stopped, not reused
+        again = measured(task(fake, 10), FakeEngine(canned(10, 0.1)), starts)
+        assert again.payload.points_before == 0 and starts.current.server.process.pid != pid
+        pid = starts.current.server.process.pid
+        nxt = measured(task(fake, 10, repetition=1), FakeEngine(canned(10, 0.1)), starts)
+        assert nxt.payload.points_before == 0 and starts.current.server.process.pid != pid
+    finally:
+        starts.close()
+    assert starts.current is None
+
+
+def test_points_of_one_start_get_every_setting_unless_their_values_differ():
+    def point(name: str, settings: dict) -> Point:
+        scenario = Scenario(name, "t", "t", "t", "t", [], {"quick": {"model": {}, "settings": settings}})
+        return Point(scenario, "quick", 0, {})
+
+    a, b, c = point("a", {"X": "1"}), point("b", {"Y": "2", "Z": "1"}), point("c", {"Y": "3"})
+    settings = start_settings([a, b, c])
+    assert settings[("a", "{}")] == {"X": "1", "Z": "1"}  # Y differs between b and c: a gets neither
+    assert settings[("b", "{}")] == {"X": "1", "Y": "2", "Z": "1"}
+    assert settings[("c", "{}")] == {"X": "1", "Y": "3", "Z": "1"}

@@ -15,12 +15,13 @@ from arena.kind import Batch, Task, repetitions
 from arena.measurement import Measurement
 from arena.prepare import prepare
 from arena.rest import measure, scenarios, tables
+from arena.rest.starts import Starts, nominal_rps, start_settings
 from arena.store import Run
 from arena.tables import Report
 from arena.toolchain import Toolchains
 
 USERS_ROWS = 100_000
-START_S = 3  # starting and stopping a server, for the ETA
+START_S = 3  # starting and stopping a server, for the ETA (once per repetition: rest/starts.py)
 
 
 def users_file() -> os.PathLike:
@@ -31,10 +32,10 @@ def users_file() -> os.PathLike:
     return path
 
 
-def _estimate(point: scenarios.Point) -> float:
-    """Start, a warm-up that is steady at once, and the measured run."""
+def _estimate(point: scenarios.Point, first: bool) -> float:
+    """The start (for a repetition's first point), a warm-up that is steady at once, the measured run."""
     rule = point.warmup()
-    return START_S + rule.window * rule.slice_s + measure.run_length(point)
+    return START_S * first + rule.window * rule.slice_s + measure.run_length(point)
 
 
 class RestKind:
@@ -92,13 +93,19 @@ class RestKind:
                     skipped.append(f"skipped {manifest.name} cpus={cpus}: conformance {verdict.detail}")
         for line in skipped:
             console.line(f"  {line}")
-        tasks = [
-            Task(self.name, manifest, point, cpus, repetition, _estimate(point))
-            for repetition in range(plan["repeat"])
-            for point in points
-            for manifest, cpus in ready
-        ]
-        return Batch(tasks, lambda task, phase: measure.measure(task, self.engine, users, phase), skipped)
+        tasks = []
+        for repetition in range(plan["repeat"]):
+            for manifest, cpus in ready:
+                # One start a repetition serves its points, the busiest load first (rest/starts.py).
+                ordered = sorted(points, key=lambda p: -nominal_rps(p, cpus))
+                tasks += [
+                    Task(self.name, manifest, point, cpus, repetition, _estimate(point, i == 0))
+                    for i, point in enumerate(ordered)
+                ]
+        starts = Starts(start_settings(points))
+        return Batch(
+            tasks, lambda task, phase: measure.measure(task, self.engine, users, starts, phase), skipped, starts.close
+        )
 
     def outcome(self, m: Measurement) -> str:
         return measure.outcome(m)

@@ -1,6 +1,6 @@
-"""One REST measurement: the server started pinned to its cores (its cold start timed), warmed up
-under the point's own load until steady (rest/steady.py), loaded by the engine on the remaining
-cores while its CPU time and peak memory are sampled, then stopped — and what came of it as a
+"""One REST measurement: the server of the repetition's start, pinned to its cores (rest/starts.py),
+warmed up under the point's own load until steady (rest/steady.py), loaded by the engine on the
+remaining cores while its CPU time and peak memory are sampled — and what came of it as a
 Measurement, with the point's ceiling (rest/ceiling.py)."""
 
 from __future__ import annotations
@@ -13,10 +13,11 @@ from arena import cores
 from arena.engine import EngineError, LoadEngine
 from arena.kind import Task
 from arena.measurement import Measurement, Outcome
-from arena.process import Sampler, ServerError, free_port, running
+from arena.process import Sampler, ServerError
 from arena.rest import ceiling, steady
 from arena.rest.result import HttpResult, metrics_of
 from arena.rest.scenarios import Point
+from arena.rest.starts import Starts
 from arena.toolchain import runtime_version
 
 KIND = "http"
@@ -31,35 +32,38 @@ def run_length(point: Point) -> float:
 
 
 def measure(
-    task: Task, engine: LoadEngine, users: os.PathLike | None, phase: Callable[[str], None] = lambda _: None
+    task: Task,
+    engine: LoadEngine,
+    users: os.PathLike | None,
+    starts: Starts,
+    phase: Callable[[str], None] = lambda _: None,
 ) -> Measurement:
     point, manifest = task.point, task.manifest
     server_cores, engine_cores, shared = cores.split(task.cpus)
-    port = free_port()
     length = run_length(point)
-    document = point.engine_scenario(port, task.cpus, users, length + SLACK_S)
     flags = ["shared-cores"] if shared else []
     versions = {"runtime": runtime_version(manifest), "framework": manifest.framework, "libraries": manifest.libraries}
     parameters = {
-        "engine": document,
-        "settings": point.settings(),
+        "settings": starts.settings[(point.experiment, point.key)],
         "server_cores": server_cores,
         "engine_cores": engine_cores,
         "warmup": dataclasses.asdict(point.warmup()),
     }
     try:
-        phase("start")
-        with running(manifest, task.cpus, port, point.settings(), server_cores) as server:
-            phase("warm-up")
-            wait_s = point.profile().get("ideal_wait_s", 0.0)
-            warm = steady.warm_up(engine, document, engine_cores, point.warmup(), wait_s, server.alive)
-            hash_s = ceiling.hash_seconds(port) if ceiling.kind_of(point) == "bcrypt" else None
-            phase("measure")
-            with Sampler(server) as sampler:
-                run = engine.run(document, engine_cores, length + 2 * SLACK_S)
-            if not server.alive():
-                flags.append("crashed")
+        server, before, age_s = starts.server(task, server_cores, phase)
+        document = point.engine_scenario(server.port, task.cpus, users, length + SLACK_S)
+        parameters |= {"engine": document, "start": {"points_before": before, "process_age_s": round(age_s, 3)}}
+        phase("warm-up")
+        wait_s = point.profile().get("ideal_wait_s", 0.0)
+        warm = steady.warm_up(engine, document, engine_cores, point.warmup(), wait_s, server.alive)
+        hash_s = ceiling.hash_seconds(server.port) if ceiling.kind_of(point) == "bcrypt" else None
+        phase("measure")
+        with Sampler(server) as sampler:
+            run = engine.run(document, engine_cores, length + 2 * SLACK_S)
+        if not server.alive():
+            flags.append("crashed")
     except (ServerError, EngineError, OSError) as err:
+        starts.close()  # a server in an unknown state measures nothing more
         return task.measurement(
             Outcome.FAILED, reason=str(err), flags=[*flags, "crashed"], versions=versions, parameters=parameters
         )
@@ -83,6 +87,8 @@ def measure(
         server_peak_rss_kb=sampler.peak_rss_kb,
         engine_cpu_s=run.cpu_s,
         ready_s=server.ready_s,
+        points_before=before,
+        process_age_s=age_s,
         warmup=dataclasses.asdict(warm) | {"steady_s": warm.steady_s},
         ceiling=dataclasses.asdict(limit) if limit else None,
     )

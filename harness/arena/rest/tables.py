@@ -41,11 +41,11 @@ METRICS = {
     "server_cpu_s": ("server CPU s", 1, 1),
     "server_rss_mb": ("peak RSS MiB", 1, 0),
     "cpu_per_1k": ("CPU s/1k ok", 1, 2),
-    "steady_s": ("steady after s", 1, 1),
+    "steady_s": ("warm-up s", 1, 1),  # its own load, until steady
 }
 DEFAULT_COLUMNS = ["rps", "ok_requests", "p50_ms", "p99_ms"]
 # Every table has these too: the share of the point's ceiling after its first column, then its cost
-# and when the server was steady (from its process's start).
+# and how long its own load took to be steady.
 SHARE, TRAILING = "ceiling_share", ["cpu_per_1k", "server_rss_mb", "steady_s"]
 # Kept when the terminal is too narrow for every column (with the experiment's first column).
 HEADLINE = {"rps", "ok_requests", "ceiling_share", "mean_ms", "mean_s", "p50_ms", "p99_ms", "error_ratio"}
@@ -65,9 +65,17 @@ def _values(result: HttpResult) -> dict[str, float]:
     if values.get("ok_requests"):
         values["cpu_per_1k"] = result.server_cpu_s / values["ok_requests"] * 1000
     steady_s = (result.warmup or {}).get("steady_s")
-    if steady_s is not None and result.ready_s is not None:
-        values["steady_s"] = result.ready_s + steady_s
+    if steady_s is not None:
+        values["steady_s"] = steady_s
     return values
+
+
+def _steady_from_start(result: HttpResult) -> float | None:
+    """Seconds from the server process's start until this point's load was steady (stores from
+    before shared starts have no process age: their warm-up began once the server answered)."""
+    steady_s = (result.warmup or {}).get("steady_s")
+    age_s = result.process_age_s if result.process_age_s is not None else result.ready_s
+    return None if steady_s is None or age_s is None else age_s + steady_s
 
 
 def steady(m: Measurement) -> bool:
@@ -190,27 +198,30 @@ def _ceiling_notes(scenario: Scenario, measurements: list[Measurement]) -> list[
     return notes
 
 
-def cold_start(scenarios: list[Scenario], measurements: list[Measurement]) -> Section | None:
-    """Per implementation and budget: from process start to the first correct answer, and to a
-    steady state under each experiment's load (medians over every start)."""
+def cold_start(measurements: list[Measurement]) -> Section | None:
+    """Per implementation and budget, over every server start: from the process's start to its
+    first correct answer, and to a steady state under the load of the start's first point."""
     mine = [m for m in measurements if m.kind == KIND and m.measured and m.payload.ready_s is not None]
-    if not mine:
+    openers = [m for m in mine if m.payload.points_before == 0]
+    if not openers:
         return None
-    ids = [s.id for s in scenarios if not s.pending]
     rows = []
-    for impl, cpus in sorted({(m.impl, m.cpus) for m in mine}):
-        starts = [m for m in mine if (m.impl, m.cpus) == (impl, cpus)]
-        cells = [Cell(impl), Cell(str(cpus)), Cell.value(summarize([m.payload.ready_s for m in starts]), 1, 2)]
-        for experiment in ids:
-            times = [_values(m.payload).get("steady_s") for m in starts if m.experiment == experiment]
-            reached = [t for t in times if t is not None]
-            cells.append(Cell.value(summarize(reached), 1, 1) if reached else Cell("never" if times else "-"))
-        rows.append(Row(cells))
-    columns = [Column("impl"), Column("cpus", numeric=True), Column("first answer s", numeric=True)]
-    columns += [Column(f"steady: {experiment}", numeric=True) for experiment in ids]
+    for impl, cpus, experiment in sorted({(m.impl, m.cpus, m.experiment) for m in openers}):
+        starts = [m for m in openers if (m.impl, m.cpus, m.experiment) == (impl, cpus, experiment)]
+        reached = [t for t in (_steady_from_start(m.payload) for m in starts) if t is not None]
+        rows.append(Row([
+            Cell(impl),
+            Cell(str(cpus)),
+            Cell.value(summarize([m.payload.ready_s for m in starts]), 1, 2),
+            Cell.value(summarize(reached), 1, 1) if reached else Cell("never"),
+            Cell(experiment),
+        ]))  # fmt: skip
+    columns = [Column("impl"), Column("cpus", numeric=True), Column("first answer s", numeric=True),
+               Column("steady s", numeric=True), Column("under the load of")]  # fmt: skip
     notes = [
         "first answer: from the process's start to its first correct answer to GET /, polled every 10 ms",
-        "steady: from the process's start until the experiment's own load was steady (rest/steady.py)",
+        "steady: from the process's start until the load of its first point was steady (rest/steady.py); "
+        "every start then serves the repetition's other points in turn (rest/starts.py)",
     ]
     return Section("cold start: seconds from process start, over every start of the run", Table(columns, rows,
                    flags=False), notes)  # fmt: skip
@@ -218,5 +229,5 @@ def cold_start(scenarios: list[Scenario], measurements: list[Measurement]) -> Se
 
 def report(title: str, scenarios: list[Scenario], measurements: list[Measurement], skipped: list[str]) -> Report:
     sections = [s for s in (section(scenario, measurements) for scenario in scenarios) if s is not None]
-    starts = cold_start(scenarios, measurements)
+    starts = cold_start(measurements)
     return Report(title, sections=sections + ([starts] if starts else []), legend=legend(sections), skipped=skipped)
