@@ -177,17 +177,18 @@ class Server:
 
 
 class Sampler:
-    """Samples a server's whole process tree: CPU seconds used and peak resident memory.
+    """Samples a server's whole process tree: CPU seconds used and peak resident memory, over the
+    whole block (`cpu_s`, `peak_rss_kb`) or over a part of it (`window`), from samples every
+    `interval` seconds stamped with the wall clock.
 
     A process that exits keeps the CPU time of its last sample, so a worker that dies mid-run
     is not forgotten; one that lives shorter than the sampling interval is missed.
     """
 
-    def __init__(self, server: Server, interval: float = 0.2) -> None:
+    def __init__(self, server: Server, interval: float = 0.1) -> None:
         self.server = server
         self.interval = interval
-        self.peak_rss_kb = 0
-        self._start_cpu = 0.0
+        self.samples: list[tuple[float, float, int]] = []  # (unix time, CPU seconds so far, RSS KiB)
         self._seen: dict[int, float] = {}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, daemon=True)
@@ -206,21 +207,44 @@ class Sampler:
                 total += proc.memory_info().rss
         return total // 1024
 
+    def _sample(self) -> None:
+        self.samples.append((time.time(), self._cpu(), self._rss()))
+
     def _loop(self) -> None:
         while not self._stop.wait(self.interval):
-            self.peak_rss_kb = max(self.peak_rss_kb, self._rss())
-            self._cpu()
+            self._sample()
 
     def __enter__(self) -> Sampler:
-        self._start_cpu = self._cpu()
-        self.peak_rss_kb = self._rss()
+        self._sample()
         self._thread.start()
         return self
 
     def __exit__(self, *_: object) -> None:
         self._stop.set()
         self._thread.join()
-        self.cpu_s = self._cpu() - self._start_cpu
+        self._sample()
+
+    @property
+    def cpu_s(self) -> float:
+        return self.samples[-1][1] - self.samples[0][1]
+
+    @property
+    def peak_rss_kb(self) -> int:
+        return max(rss for _, _, rss in self.samples)
+
+    def window(self, start: float, end: float) -> tuple[float, int]:
+        """CPU seconds and peak RSS between two unix times within the block: CPU interpolated
+        between the samples around each end, RSS the highest sample inside (or nearest)."""
+
+        def cpu_at(t: float) -> float:
+            before = [s for s in self.samples if s[0] <= t] or self.samples[:1]
+            after = [s for s in self.samples if s[0] >= t] or self.samples[-1:]
+            (t0, c0, _), (t1, c1, _) = before[-1], after[0]
+            return c0 if t1 <= t0 else c0 + (c1 - c0) * (t - t0) / (t1 - t0)
+
+        inside = [rss for t, _, rss in self.samples if start <= t <= end]
+        nearest = min(self.samples, key=lambda s: abs(s[0] - end))[2]
+        return max(0.0, cpu_at(end) - cpu_at(start)), max(inside, default=nearest)
 
 
 @contextmanager

@@ -38,8 +38,8 @@ FAKE_SERVER = textwrap.dedent(
             if self.path != "/" and age < float(os.environ.get("FAKE_SLOW_FOR_S", "0")):
                 time.sleep(0.02)  # slow at first, then fast: a runtime that warms up
             if self.path != "/" and os.environ.get("FAKE_DRIFT"):
-                Handler.served += 1  # 1% slower with every request, up to 20 ms: not steady in seconds
-                time.sleep(min(0.02, 0.0001 * 1.01**Handler.served))
+                Handler.served += 1  # 1% slower with every request, up to 200 ms: not steady in seconds
+                time.sleep(min(0.2, 0.0001 * 1.01**Handler.served))
             body = b"OK" if self.path == "/" else b'{"message":"done","n":1,"checksum":0.5}'
             self.send_response(200)
             self.send_header("Content-Type", "text/plain" if self.path == "/" else "application/json")

@@ -1,11 +1,13 @@
 import socket
+import subprocess
+import sys
 import time
 
 import psutil
 import pytest
 
 from arena import catalog
-from arena.process import Server, ServerError, free_port, running
+from arena.process import Sampler, Server, ServerError, free_port, running, tree_of
 from conftest import write_manifest
 
 
@@ -55,3 +57,25 @@ def test_not_ready_in_time_is_an_error_and_the_process_is_stopped(tmp_path):
     finally:
         server.stop()
     assert not server.alive()
+
+
+def test_the_sampler_cuts_cpu_and_memory_to_a_window_of_its_block():
+    """A process idle for 0.6 s, busy for 0.6 s, idle again: the busy window has the CPU time, the
+    idle one next to none (a ratio within one run, not a timing)."""
+    script = "import time; time.sleep(0.6); t = time.time()\nwhile time.time() - t < 0.6: pass\ntime.sleep(0.6)"
+    process = subprocess.Popen([sys.executable, "-c", script])
+
+    class Tree:  # the one part of a Server the sampler uses
+        def tree(self):
+            return tree_of(process)
+
+    try:
+        began = time.time()
+        with Sampler(Tree(), interval=0.05) as sampler:
+            process.wait()
+    finally:
+        process.kill()
+    idle_cpu, _ = sampler.window(began + 0.1, began + 0.5)
+    busy_cpu, busy_rss = sampler.window(began + 0.7, began + 1.1)
+    assert busy_cpu > 5 * max(idle_cpu, 0.01), (idle_cpu, busy_cpu)
+    assert busy_cpu <= sampler.cpu_s and 1000 < busy_rss <= sampler.peak_rss_kb

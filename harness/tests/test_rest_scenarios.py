@@ -3,7 +3,7 @@ import textwrap
 import pytest
 
 from arena.rest import scenarios
-from arena.rest.ceiling import ideal_closed_requests
+from arena.rest.ceiling import cycles_rps
 from arena.rest.scenarios import ScenarioError
 
 
@@ -66,8 +66,8 @@ def test_unknown_names_and_bad_files_are_clear_errors(tmp_path):
         scenarios.parse(bad)
 
 
-def test_ideal_long_poll_count_counts_whole_cycles_in_the_window():
-    model = {"users": 4, "think_ms": [1000, 1000], "duration_s": 7, "ramp_per_s": 0}
-    assert ideal_closed_requests(model, 2.0) == 4 * 2  # polls end at 2 s and 5 s; the third at 8 s is outside
-    ramped = {**model, "ramp_per_s": 2, "duration_s": 6}  # users start at 0, 0.5, 1.0, 1.5 s
-    assert ideal_closed_requests(ramped, 2.0) == 2 + 2 + 2 + 1  # the last one's second poll ends at 6.5 s
+def test_a_closed_models_ceiling_is_its_users_cycles():
+    model = {"users": 2000, "think_ms": [500, 500]}
+    assert cycles_rps(model, 1, 0.5) == 2000  # a 0.5 s poll and 0.5 s of thought: one a second each
+    assert cycles_rps({"users": 2, "think_ms": [0, 2000]}, 2, 2 * 0.25) == 2 * 2 / 1.5  # two hashes, 1 s think
+    assert cycles_rps({"users": 5, "think_ms": [0, 0]}, 1, 0) == float("inf")

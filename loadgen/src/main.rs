@@ -8,6 +8,7 @@ mod record;
 mod request;
 mod run;
 mod scenario;
+mod steady;
 mod sys;
 mod template;
 
@@ -107,14 +108,18 @@ fn cmd_run(args: &[String]) -> ExitCode {
         Ok(p) => p,
         Err(e) => return usage_error(&e.0),
     };
-    if let Some(d) = prepared
-        .scenario
-        .planned_s()
-        .filter(|d| *d > prepared.scenario.max_duration_s)
-    {
+    let sc = &prepared.scenario;
+    let warm_s = sc.warmup.as_ref().map_or(0.0, |w| w.max_s);
+    if let Some(d) = sc.planned_s().filter(|d| warm_s + d > sc.max_duration_s) {
+        let after = if warm_s > 0.0 {
+            format!(" after a warm-up of up to {warm_s} s")
+        } else {
+            String::new()
+        };
         eprintln!(
-            "loadgen: warning: the model lasts {d} s but max_duration_s is {} s: the run stops there",
-            prepared.scenario.max_duration_s
+            "loadgen: warning: the model lasts {d} s{after} but max_duration_s is {} s: the run \
+             stops there",
+            sc.max_duration_s
         );
     }
     let threads = threads.unwrap_or_else(sys::affinity_cpus).max(1);

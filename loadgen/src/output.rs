@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::http::ErrorKind;
 use crate::record::{SIGFIG, StepRec, new_hist};
+use crate::steady::Slice;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Latency {
@@ -53,8 +54,12 @@ impl Latency {
     }
 }
 
-fn round3(x: f64) -> f64 {
+pub fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
+}
+
+pub fn round6(x: f64) -> f64 {
+    (x * 1e6).round() / 1e6
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -167,6 +172,20 @@ pub struct SecondOut {
     pub p99_us: u64,
 }
 
+/// What the warm-up did (README, "Warm-up until steady"); times in seconds from the run's start.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct WarmupOut {
+    pub slice_s: f64,
+    /// Until the watcher decided: the switch.
+    pub seconds: f64,
+    /// When the measurement window opened: `seconds` for a closed model, later by the drain of
+    /// the warm-up's requests for an open or fixed one.
+    pub measured_from_s: f64,
+    /// The first slice of the agreeing window; null when `max_s` ended the warm-up.
+    pub steady_at: Option<usize>,
+    pub slices: Vec<Slice>,
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ResultDoc {
     pub engine: Engine,
@@ -189,6 +208,9 @@ pub struct ResultDoc {
     #[serde(default)]
     pub first_last_us: Option<[u64; 2]>,
     pub series: Vec<SecondOut>,
+    /// Null without a warm-up; `merge` ignores it (each repetition warms up on its own).
+    #[serde(default)]
+    pub warmup: Option<WarmupOut>,
 }
 
 /// Base64 of the HdrHistogram V2 + deflate encoding (what HdrHistogram's other ports read).
@@ -431,6 +453,7 @@ mod tests {
             arrival_lag_us: None,
             first_last_us: None,
             series: vec![],
+            warmup: None,
         };
         serde_json::to_string(&doc).unwrap()
     }

@@ -68,12 +68,25 @@ impl Default for StepRec {
     }
 }
 
+/// Requests that completed in one second of the window, or in one slice of the warm-up.
 #[derive(Default)]
 pub struct Second {
     pub completed: u64,
     pub ok: u64,
     pub errors: u64,
     pub hist: Option<Histogram<u64>>,
+}
+
+impl Second {
+    pub fn add(&mut self, o: &Second) {
+        self.completed += o.completed;
+        self.ok += o.ok;
+        self.errors += o.errors;
+        if let Some(h) = &o.hist {
+            let dh = self.hist.get_or_insert_with(|| new_hist(SERIES_SIGFIG));
+            let _ = dh.add(h);
+        }
+    }
 }
 
 pub struct Recorder {
@@ -89,6 +102,9 @@ pub struct Recorder {
     /// the honours report's "first and last response time" under a fixed arrival rate.
     pub first: Option<(u64, u64)>,
     pub last: Option<(u64, u64)>,
+    /// Warm-up slices not yet taken by the watcher, by slice number: a few at most, since the
+    /// watcher takes each one just after it ends. Never part of the measurement.
+    pub warmup: Vec<(usize, Second)>,
 }
 
 impl Recorder {
@@ -103,7 +119,20 @@ impl Recorder {
             series: Vec::new(),
             first: None,
             last: None,
+            warmup: Vec::new(),
         }
+    }
+
+    fn warmup_slice(&mut self, k: usize) -> &mut Second {
+        // Searched from the end: the slice being filled is almost always the last one.
+        let i = match self.warmup.iter().rposition(|(i, _)| *i == k) {
+            Some(i) => i,
+            None => {
+                self.warmup.push((k, Second::default()));
+                self.warmup.len() - 1
+            }
+        };
+        &mut self.warmup[i].1
     }
 
     fn note_iteration(&mut self, sample: (u64, u64)) {
@@ -135,14 +164,7 @@ impl Recorder {
             self.note_iteration(sample);
         }
         for (i, s) in o.series.iter().enumerate() {
-            let d = self.second(i);
-            d.completed += s.completed;
-            d.ok += s.ok;
-            d.errors += s.errors;
-            if let Some(h) = &s.hist {
-                let dh = d.hist.get_or_insert_with(|| new_hist(SERIES_SIGFIG));
-                let _ = dh.add(h);
-            }
+            self.second(i).add(s);
         }
     }
 }
@@ -153,18 +175,26 @@ thread_local! {
     static LOCAL: RefCell<Option<(u64, Arc<Mutex<Recorder>>)>> = const { RefCell::new(None) };
 }
 
-/// The recorders of one run, and its measurement window: from the end of the warm-up to the
-/// end of the run's duration.
+/// The window's bound before it is set: the window has not opened, or has no end yet.
+const NOT_YET: u64 = u64::MAX;
+
+/// The recorders of one run, and its measurement window. The window is set at run time (when
+/// a warm-up ends) and read on every request, so its bounds are atomics (nanoseconds from t0)
+/// rather than behind a lock: the hot path stays free of shared locks.
 pub struct Registry {
     id: u64,
     nsteps: usize,
-    pub measure_start: Instant,
+    t0: Instant,
+    start_ns: AtomicU64,
     /// Answers that arrive after this (while the run is being stopped) are not samples.
-    pub measure_end: Instant,
+    end_ns: AtomicU64,
+    /// The warm-up's slice length (0: no warm-up): answers before the window go to its slices.
+    slice_ns: u64,
     recorders: Mutex<Vec<Arc<Mutex<Recorder>>>>,
 }
 
 /// The outcome of one request, as the models report it.
+#[derive(Clone, Copy)]
 pub enum Outcome {
     Response {
         status: u16,
@@ -174,15 +204,37 @@ pub enum Outcome {
     Failed(ErrorKind),
 }
 
+/// Where an answer belongs: a second of the window, or a slice of the warm-up.
+enum Place {
+    Measured(usize),
+    Warmup(usize),
+}
+
 impl Registry {
-    pub fn new(nsteps: usize, measure_start: Instant, measure_end: Instant) -> Arc<Registry> {
+    /// A registry whose window is not open yet (see `open_window`); with `slice`, answers
+    /// before the window are bucketed into warm-up slices of that length from `t0`.
+    pub fn new(nsteps: usize, t0: Instant, slice: Option<Duration>) -> Arc<Registry> {
         Arc::new(Registry {
             id: NEXT_RUN_ID.fetch_add(1, Ordering::Relaxed),
             nsteps,
-            measure_start,
-            measure_end,
+            t0,
+            start_ns: AtomicU64::new(NOT_YET),
+            end_ns: AtomicU64::new(NOT_YET),
+            slice_ns: slice.map_or(0, |d| (d.as_nanos() as u64).max(1)),
             recorders: Mutex::new(Vec::new()),
         })
+    }
+
+    fn ns(&self, at: Instant) -> u64 {
+        let d = at.saturating_duration_since(self.t0).as_nanos();
+        u64::try_from(d).unwrap_or(NOT_YET - 1)
+    }
+
+    /// Opens the measurement window [start, end). The end is stored first, and the start with
+    /// Release, so a thread that sees the window open also sees its end.
+    pub fn open_window(&self, start: Instant, end: Instant) {
+        self.end_ns.store(self.ns(end), Ordering::Relaxed);
+        self.start_ns.store(self.ns(start), Ordering::Release);
     }
 
     /// Runs `f` on this thread's recorder for this run.
@@ -214,66 +266,97 @@ impl Registry {
         self.recorders.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Seconds since the window opened, or None outside the window.
-    fn slot(&self, at: Instant) -> Option<usize> {
-        if at >= self.measure_end {
-            return None;
+    /// Where an answer at `at` belongs, or None when it is after the window (or before it,
+    /// without a warm-up).
+    fn place(&self, at: Instant) -> Option<Place> {
+        let at = self.ns(at);
+        let start = self.start_ns.load(Ordering::Acquire);
+        if at >= start {
+            if at >= self.end_ns.load(Ordering::Relaxed) {
+                return None;
+            }
+            return Some(Place::Measured(((at - start) / 1_000_000_000) as usize));
         }
-        at.checked_duration_since(self.measure_start)
-            .map(|d| d.as_secs() as usize)
+        // An answer just before the window opened (a closed model's users do not pause) belongs
+        // to the warm-up, even once the watcher has stopped looking.
+        (self.slice_ns > 0).then(|| Place::Warmup((at / self.slice_ns) as usize))
     }
 
     /// Whether something that started at `at` belongs to the measurement (warm-up excluded).
     pub fn in_window(&self, at: Instant) -> bool {
-        at >= self.measure_start && at < self.measure_end
+        let at = self.ns(at);
+        at >= self.start_ns.load(Ordering::Acquire) && at < self.end_ns.load(Ordering::Relaxed)
     }
 
     /// Whether an answer at `at` came after the end of the window.
     pub fn after_window(&self, at: Instant) -> bool {
-        at >= self.measure_end
+        self.ns(at) >= self.end_ns.load(Ordering::Relaxed)
     }
 
-    /// Records one request that completed (or failed) at `at`.
+    /// Records one request that completed (or failed) at `at`: a sample if it completed inside
+    /// the window, a count in its warm-up slice if before.
     pub fn request(&self, step: usize, outcome: Outcome, at: Instant) {
-        let Some(sec) = self.slot(at) else { return };
+        let Some(place) = self.place(at) else { return };
         self.with(|r| {
-            let s = &mut r.steps[step];
-            s.count += 1;
-            let (ok, lat) = match outcome {
-                Outcome::Response {
-                    status,
+            let (ok, us) = match outcome {
+                Outcome::Response { ok, latency, .. } => (
                     ok,
-                    latency,
-                } => {
-                    let us = latency.as_micros().min(u128::from(MAX_LATENCY_US)) as u64;
-                    record_hist(&mut s.hist, us);
-                    s.statuses[usize::from(status).min(999)] += 1;
-                    if ok {
-                        s.ok += 1;
-                    } else {
-                        s.errors[ErrorKind::Status as usize] += 1;
-                    }
-                    (ok, Some(us))
-                }
-                Outcome::Failed(kind) => {
-                    s.errors[kind as usize] += 1;
-                    (false, None)
-                }
+                    Some(latency.as_micros().min(u128::from(MAX_LATENCY_US)) as u64),
+                ),
+                Outcome::Failed(_) => (false, None),
             };
-            let second = r.second(sec);
-            second.completed += 1;
+            let bucket = match place {
+                Place::Measured(sec) => {
+                    let s = &mut r.steps[step];
+                    s.count += 1;
+                    match outcome {
+                        Outcome::Response { status, ok, .. } => {
+                            s.statuses[usize::from(status).min(999)] += 1;
+                            if ok {
+                                s.ok += 1;
+                            } else {
+                                s.errors[ErrorKind::Status as usize] += 1;
+                            }
+                        }
+                        Outcome::Failed(kind) => s.errors[kind as usize] += 1,
+                    }
+                    if let Some(us) = us {
+                        record_hist(&mut s.hist, us);
+                    }
+                    r.second(sec)
+                }
+                Place::Warmup(k) => r.warmup_slice(k),
+            };
+            bucket.completed += 1;
             if ok {
-                second.ok += 1;
+                bucket.ok += 1;
             } else {
-                second.errors += 1;
+                bucket.errors += 1;
             }
-            if let Some(us) = lat {
+            if let Some(us) = us {
                 record_hist(
-                    second.hist.get_or_insert_with(|| new_hist(SERIES_SIGFIG)),
+                    bucket.hist.get_or_insert_with(|| new_hist(SERIES_SIGFIG)),
                     us,
                 );
             }
         });
+    }
+
+    /// Warm-up slice `k` over every thread's recorder, taken out of them. Slices before `k` were
+    /// taken already: an answer recorded later than the watcher's margin after its slice ended
+    /// (its thread held up that long) is dropped with them; it was warm-up, not a sample.
+    pub fn take_slice(&self, k: usize) -> Second {
+        let mut total = Second::default();
+        for r in self.lock_list().iter() {
+            let mut r = r.lock().unwrap_or_else(|p| p.into_inner());
+            r.warmup.retain(|(i, s)| {
+                if *i == k {
+                    total.add(s);
+                }
+                *i > k
+            });
+        }
+        total
     }
 
     pub fn iteration_started(&self) {
@@ -319,7 +402,8 @@ mod tests {
     #[test]
     fn recorders_of_several_threads_merge() {
         let t0 = Instant::now();
-        let reg = Registry::new(2, t0, t0 + Duration::from_secs(10));
+        let reg = Registry::new(2, t0, None);
+        reg.open_window(t0, t0 + Duration::from_secs(10));
         std::thread::scope(|s| {
             for t in 0..4u64 {
                 let reg = &reg;
@@ -350,7 +434,8 @@ mod tests {
     #[test]
     fn first_and_last_follow_the_iteration_number_not_the_completion_order() {
         let t0 = Instant::now();
-        let reg = Registry::new(1, t0, t0 + Duration::from_secs(10));
+        let reg = Registry::new(1, t0, None);
+        reg.open_window(t0, t0 + Duration::from_secs(10));
         std::thread::scope(|s| {
             for t in 0..3u64 {
                 let reg = &reg;
@@ -370,17 +455,66 @@ mod tests {
     #[test]
     fn requests_outside_the_window_are_not_recorded() {
         let t0 = Instant::now();
-        let reg = Registry::new(1, t0 + Duration::from_secs(1), t0 + Duration::from_secs(2));
-        let ok = || Outcome::Response {
-            status: 200,
-            ok: true,
-            latency: Duration::from_micros(5),
-        };
-        reg.request(0, ok(), t0);
-        reg.request(0, ok(), t0 + Duration::from_millis(1200));
-        reg.request(0, ok(), t0 + Duration::from_millis(2000));
+        let reg = Registry::new(1, t0, None);
+        reg.request(0, OK, t0);
+        reg.open_window(t0 + Duration::from_secs(1), t0 + Duration::from_secs(2));
+        reg.request(0, OK, t0 + Duration::from_millis(500));
+        reg.request(0, OK, t0 + Duration::from_millis(1200));
+        reg.request(0, OK, t0 + Duration::from_millis(2000));
         let m = reg.merged();
         assert_eq!(m.steps[0].count, 1);
         assert_eq!(m.series.len(), 1);
+        assert!(m.warmup.is_empty(), "no warm-up, no slices");
+        assert!(reg.in_window(t0 + Duration::from_secs(1)));
+        assert!(!reg.in_window(t0 + Duration::from_millis(999)));
+        assert!(reg.after_window(t0 + Duration::from_secs(2)));
+    }
+
+    const OK: Outcome = Outcome::Response {
+        status: 200,
+        ok: true,
+        latency: Duration::from_micros(5),
+    };
+
+    #[test]
+    fn warm_up_answers_go_to_their_slices_until_the_window_opens() {
+        let t0 = Instant::now();
+        let reg = Registry::new(1, t0, Some(Duration::from_millis(100)));
+        let at = |ms| t0 + Duration::from_millis(ms);
+        // Nothing is in the window before it opens, and nothing is after it.
+        assert!(!reg.in_window(at(50)));
+        assert!(!reg.after_window(at(50)));
+        std::thread::scope(|s| {
+            for _ in 0..2 {
+                s.spawn(|| {
+                    reg.request(0, OK, at(10));
+                    reg.request(0, Outcome::Failed(ErrorKind::Reset), at(90));
+                    reg.request(0, OK, at(150));
+                });
+            }
+        });
+        let first = reg.take_slice(0);
+        assert_eq!((first.completed, first.ok, first.errors), (4, 2, 2));
+        assert_eq!(
+            first.hist.map(|h| h.len()),
+            Some(2),
+            "only answers are samples"
+        );
+        assert_eq!(reg.take_slice(0).completed, 0, "taken out");
+        // The window opens at 250 ms, mid-slice 2: from then on answers are samples.
+        reg.open_window(at(250), at(1250));
+        assert!(reg.in_window(at(250)) && !reg.in_window(at(249)));
+        reg.request(0, OK, at(240));
+        reg.request(0, OK, at(260));
+        reg.request(0, OK, at(1300));
+        assert_eq!(reg.take_slice(1).completed, 2);
+        let m = reg.merged();
+        assert_eq!(m.steps[0].count, 1);
+        assert_eq!(m.series[0].completed, 1);
+        assert_eq!(
+            reg.take_slice(2).completed,
+            1,
+            "just before the window: warm-up"
+        );
     }
 }

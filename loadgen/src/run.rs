@@ -5,7 +5,10 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crate::data::Data;
 use crate::model::{self, Ctx, RunOutcome};
-use crate::output::{self, Engine, Iterations, Latency, Requests, ResultDoc, SecondOut, StepOut};
+use crate::output::{
+    self, Engine, Iterations, Latency, Requests, ResultDoc, SecondOut, StepOut, WarmupOut, round3,
+    round6,
+};
 use crate::record::Registry;
 use crate::request::PreparedStep;
 use crate::scenario::{InputError, Model, Scenario, Target};
@@ -45,15 +48,12 @@ pub async fn execute(p: Prepared) -> ResultDoc {
         .unwrap_or(0);
     let sc = &p.scenario;
     let t0 = Instant::now();
-    let measure_start = t0 + Duration::from_secs_f64(sc.warmup_s);
     let hard_end = t0 + Duration::from_secs_f64(sc.max_duration_s);
-    let measure_end = match &sc.model {
-        Model::Closed(c) => c.duration_s.map_or(hard_end, |d| {
-            (t0 + Duration::from_secs_f64(d)).min(hard_end)
-        }),
-        Model::Open(_) | Model::Fixed(_) => hard_end,
-    };
-    let reg = Registry::new(p.steps.len(), measure_start, measure_end);
+    let slice = sc
+        .warmup
+        .as_ref()
+        .map(|w| Duration::from_secs_f64(w.slice_s));
+    let reg = Registry::new(p.steps.len(), t0, slice);
     let names: Vec<String> = p.steps.iter().map(|s| s.name.clone()).collect();
     let ctx = Arc::new(Ctx::new(
         p.steps,
@@ -63,8 +63,8 @@ pub async fn execute(p: Prepared) -> ResultDoc {
         Duration::from_millis(sc.timeout_ms),
         reg,
     ));
-    let outcome = model::execute(ctx, &sc.model, t0, hard_end).await;
-    document(sc, &names, outcome, started_unix_ms, measure_start)
+    let outcome = model::execute(ctx, &sc.model, sc.warmup.as_ref(), t0, hard_end).await;
+    document(sc, &names, outcome, started_unix_ms, t0)
 }
 
 fn document(
@@ -72,13 +72,22 @@ fn document(
     names: &[String],
     out: RunOutcome,
     started_unix_ms: u64,
-    measure_start: Instant,
+    t0: Instant,
 ) -> ResultDoc {
     let rec = &out.recorder;
-    let elapsed = out
-        .end
-        .saturating_duration_since(measure_start)
-        .as_secs_f64();
+    let elapsed = out.end.saturating_duration_since(out.start).as_secs_f64();
+    let since_t0 = |at: Instant| round6(at.saturating_duration_since(t0).as_secs_f64());
+    let warmup = sc
+        .warmup
+        .as_ref()
+        .zip(out.warmup)
+        .map(|(w, watched)| WarmupOut {
+            slice_s: w.slice_s,
+            seconds: since_t0(watched.decided),
+            measured_from_s: since_t0(out.start),
+            steady_at: watched.steady_at,
+            slices: watched.slices,
+        });
     let steps: Vec<StepOut> = names
         .iter()
         .zip(&rec.steps)
@@ -147,13 +156,6 @@ fn document(
         steps,
         all,
         series,
+        warmup,
     }
-}
-
-fn round3(x: f64) -> f64 {
-    (x * 1000.0).round() / 1000.0
-}
-
-fn round6(x: f64) -> f64 {
-    (x * 1e6).round() / 1e6
 }

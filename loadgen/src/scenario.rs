@@ -50,7 +50,7 @@ pub struct Scenario {
     #[serde(default = "default_max_duration_s")]
     pub max_duration_s: f64,
     #[serde(default)]
-    pub warmup_s: f64,
+    pub warmup: Option<Warmup>,
 }
 
 fn default_true() -> bool {
@@ -116,6 +116,88 @@ pub struct Stage {
 pub struct Fixed {
     pub requests: u64,
     pub concurrency: u64,
+}
+
+/// Warm-up until steady (README, "Warm-up until steady"): the model's own load in slices of
+/// `slice_s`, until the last `window` slices agree or `max_s` is reached.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Warmup {
+    pub slice_s: f64,
+    #[serde(default = "default_window")]
+    pub window: usize,
+    pub max_s: f64,
+    #[serde(default = "default_rps_tolerance")]
+    pub rps_tolerance: f64,
+    #[serde(default = "default_p50_tolerance")]
+    pub p50_tolerance: f64,
+    #[serde(default = "default_floor_ms")]
+    pub floor_ms: f64,
+}
+
+fn default_window() -> usize {
+    3
+}
+fn default_rps_tolerance() -> f64 {
+    0.10
+}
+fn default_p50_tolerance() -> f64 {
+    0.25
+}
+fn default_floor_ms() -> f64 {
+    2.0
+}
+
+pub const MAX_SLICE_S: f64 = 3600.0;
+pub const MAX_WINDOW: usize = 100;
+pub const MAX_TOLERANCE: f64 = 10.0;
+
+impl Warmup {
+    /// How many whole slices fit in `max_s`: the warm-up never starts a slice that would end
+    /// past it. The epsilon keeps 0.3 s of 0.1 s slices at 3 despite rounding.
+    pub fn max_slices(&self) -> usize {
+        (self.max_s / self.slice_s + 1e-9).floor() as usize
+    }
+
+    fn validate(&self, max_duration_s: f64) -> Result<(), InputError> {
+        check_range_f64("warmup.slice_s", self.slice_s, 0.0, MAX_SLICE_S, false)?;
+        check_range_u64("warmup.window", self.window as u64, 2, MAX_WINDOW as u64)?;
+        if !self.max_s.is_finite() || self.max_slices() < self.window {
+            return input_err(format!(
+                "warmup.max_s must be a number >= slice_s × window ({} s) (got {})",
+                self.slice_s * self.window as f64,
+                self.max_s
+            ));
+        }
+        if self.max_s >= max_duration_s {
+            return input_err(format!(
+                "warmup.max_s must be shorter than max_duration_s ({max_duration_s} s): \
+                 the warm-up is part of the run (got {})",
+                self.max_s
+            ));
+        }
+        check_range_f64(
+            "warmup.rps_tolerance",
+            self.rps_tolerance,
+            0.0,
+            MAX_TOLERANCE,
+            true,
+        )?;
+        check_range_f64(
+            "warmup.p50_tolerance",
+            self.p50_tolerance,
+            0.0,
+            MAX_TOLERANCE,
+            true,
+        )?;
+        if !self.floor_ms.is_finite() || self.floor_ms < 0.0 {
+            return input_err(format!(
+                "warmup.floor_ms must be a number >= 0 (got {})",
+                self.floor_ms
+            ));
+        }
+        Ok(())
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -200,16 +282,20 @@ impl Scenario {
             false,
         )?;
         check_range_u64("timeout_ms", self.timeout_ms, 1, MAX_TIMEOUT_MS)?;
-        if !self.warmup_s.is_finite() || self.warmup_s < 0.0 {
-            return input_err("warmup_s must be a number >= 0");
-        }
-        if self.warmup_s >= self.max_duration_s {
-            return input_err("warmup_s must be shorter than max_duration_s");
-        }
         match &self.model {
-            Model::Closed(c) => c.validate(self.warmup_s)?,
-            Model::Open(o) => o.validate(self.warmup_s)?,
+            Model::Closed(c) => c.validate()?,
+            Model::Open(o) => o.validate()?,
             Model::Fixed(f) => f.validate()?,
+        }
+        if let Some(w) = &self.warmup {
+            w.validate(self.max_duration_s)?;
+            // A closed model's measurement is duration_s of users that keep going after the
+            // warm-up; counting iterations per user would count the warm-up's too.
+            if let Model::Closed(c) = &self.model
+                && c.duration_s.is_none()
+            {
+                return input_err("a warm-up needs a closed model with duration_s");
+            }
         }
         if self.steps.is_empty() {
             return input_err("steps: at least one step is required");
@@ -244,7 +330,7 @@ impl Scenario {
 }
 
 impl Closed {
-    fn validate(&self, warmup_s: f64) -> Result<(), InputError> {
+    fn validate(&self) -> Result<(), InputError> {
         check_range_u64("model.users", self.users, 1, MAX_USERS)?;
         let [lo, hi] = self.think_ms;
         if lo > hi {
@@ -256,9 +342,6 @@ impl Closed {
         }
         if let Some(d) = self.duration_s {
             check_range_f64("model.duration_s", d, 0.0, MAX_DURATION_S, false)?;
-            if warmup_s >= d {
-                return input_err("warmup_s must be shorter than model.duration_s");
-            }
         }
         if let Some(n) = self.iterations_per_user {
             check_range_u64("model.iterations_per_user", n, 1, MAX_ITERATIONS)?;
@@ -294,7 +377,7 @@ impl Open {
         self.stages().iter().map(|(_, seconds)| seconds).sum()
     }
 
-    fn validate(&self, warmup_s: f64) -> Result<(), InputError> {
+    fn validate(&self) -> Result<(), InputError> {
         check_range_u64("model.max_in_flight", self.max_in_flight, 1, MAX_IN_FLIGHT)?;
         if let Some(n) = self.iterations {
             check_range_u64("model.iterations", n, 1, MAX_ITERATIONS)?;
@@ -351,9 +434,6 @@ impl Open {
             return input_err(format!(
                 "open model: the schedule lasts longer than {MAX_DURATION_S} s"
             ));
-        }
-        if warmup_s >= total_s {
-            return input_err("warmup_s must be shorter than the open model's schedule");
         }
         Ok(())
     }
@@ -502,7 +582,7 @@ mod tests {
           "body": "{\"password\":\"{password}\"}", "headers": {"Content-Type": "application/json"},
           "expect": [200] }
       ],
-      "keep_alive": true, "timeout_ms": 30000, "max_duration_s": 600, "warmup_s": 0
+      "keep_alive": true, "timeout_ms": 30000, "max_duration_s": 600
     }"#;
 
     fn with(f: impl FnOnce(&mut serde_json::Value)) -> String {
@@ -629,6 +709,118 @@ mod tests {
             {"kind": "fixed", "requests": 0, "concurrency": 100})))
             .contains("model.requests")
         );
+    }
+
+    #[test]
+    fn warmup_defaults_and_validation() {
+        let sc = Scenario::parse(&with(|v| {
+            v["warmup"] = serde_json::json!({"slice_s": 1, "max_s": 30})
+        }))
+        .unwrap();
+        let w = sc.warmup.as_ref().unwrap();
+        assert_eq!(
+            (w.window, w.rps_tolerance, w.p50_tolerance, w.floor_ms),
+            (3, 0.10, 0.25, 2.0)
+        );
+        // The warm-up is not part of the planned (measured) length.
+        assert_eq!(sc.planned_s(), Some(10.0));
+        assert!(Scenario::parse(GOOD).unwrap().warmup.is_none());
+        // 0.3 s holds three slices of 0.1 s, although 0.1 × 3 > 0.3 in floating point.
+        assert!(
+            Scenario::parse(&with(
+                |v| v["warmup"] = serde_json::json!({"slice_s": 0.1, "max_s": 0.3})
+            ))
+            .is_ok()
+        );
+        let cases = [
+            (
+                serde_json::json!({"slice_s": 1, "max_s": 30, "windw": 3}),
+                "unknown field",
+            ),
+            (serde_json::json!({"max_s": 30}), "missing field `slice_s`"),
+            (serde_json::json!({"slice_s": 1}), "missing field `max_s`"),
+            (
+                serde_json::json!({"slice_s": 0, "max_s": 30}),
+                "warmup.slice_s",
+            ),
+            (
+                serde_json::json!({"slice_s": -1, "max_s": 30}),
+                "warmup.slice_s",
+            ),
+            (
+                serde_json::json!({"slice_s": 3601, "max_s": 30}),
+                "warmup.slice_s",
+            ),
+            (
+                serde_json::json!({"slice_s": 1, "max_s": 30, "window": 1}),
+                "warmup.window",
+            ),
+            (
+                serde_json::json!({"slice_s": 1, "max_s": 300, "window": 101}),
+                "warmup.window",
+            ),
+            (
+                serde_json::json!({"slice_s": 1, "max_s": 2.9}),
+                "warmup.max_s",
+            ),
+            (
+                serde_json::json!({"slice_s": 1, "max_s": 4, "window": 5}),
+                "warmup.max_s",
+            ),
+            (
+                serde_json::json!({"slice_s": 1, "max_s": 600}),
+                "shorter than max_duration_s",
+            ),
+            (
+                serde_json::json!({"slice_s": 1, "max_s": 30, "rps_tolerance": -0.1}),
+                "warmup.rps_tolerance",
+            ),
+            (
+                serde_json::json!({"slice_s": 1, "max_s": 30, "rps_tolerance": 10.5}),
+                "warmup.rps_tolerance",
+            ),
+            (
+                serde_json::json!({"slice_s": 1, "max_s": 30, "p50_tolerance": 11}),
+                "warmup.p50_tolerance",
+            ),
+            (
+                serde_json::json!({"slice_s": 1, "max_s": 30, "floor_ms": -1}),
+                "warmup.floor_ms",
+            ),
+        ];
+        for (warmup, want) in cases {
+            let e = err_of(&with(|v| v["warmup"] = warmup.clone()));
+            assert!(e.contains(want), "{warmup}: {e}");
+        }
+        // Zero tolerances and floor are allowed (a rule that demands identical slices).
+        assert!(
+            Scenario::parse(&with(|v| v["warmup"] = serde_json::json!(
+            {"slice_s": 1, "max_s": 30, "rps_tolerance": 0, "p50_tolerance": 0, "floor_ms": 0})))
+            .is_ok()
+        );
+        // A closed model's measurement is its duration after the warm-up.
+        let e = err_of(&with(|v| {
+            v["model"] =
+                serde_json::json!({"kind": "closed", "users": 2, "iterations_per_user": 3});
+            v["warmup"] = serde_json::json!({"slice_s": 1, "max_s": 30});
+        }));
+        assert!(
+            e.contains("a warm-up needs a closed model with duration_s"),
+            "{e}"
+        );
+        for model in [
+            serde_json::json!({"kind": "open", "rate": 2, "iterations": 50}),
+            serde_json::json!({"kind": "fixed", "requests": 10, "concurrency": 2}),
+        ] {
+            assert!(
+                Scenario::parse(&with(|v| {
+                    v["model"] = model.clone();
+                    v["warmup"] = serde_json::json!({"slice_s": 1, "max_s": 30});
+                }))
+                .is_ok(),
+                "{model}"
+            );
+        }
     }
 
     #[test]

@@ -6,7 +6,8 @@ A scenario names its limit (`ceiling` in its file) or takes its model's:
 - `offered` (open models): the arrivals offered per second — a server cannot answer more.
 - `think` (closed models): each user completes an iteration, then thinks; with no time spent in
   the server (or the profile's `ideal_wait_s`, e.g. a long poll), the users' cycles alone bound
-  what can be completed in the window, edges included.
+  the rate: U users x steps / (think + wait). The users have been cycling through the warm-up
+  before the window opens, so the window sees them at that steady rate, not starting up.
 - `hello-delays` (blog-ab): every K-th `/hello` waits D seconds, so C concurrent workers average
   D/K seconds a request: at most C·K/D requests a second (100 x 10 / 2 s = 500).
 - `bcrypt` (thesis-password): every request hashes once, so the server's cores bound it at
@@ -37,20 +38,18 @@ class Ceiling:
         return ok_rps / self.rps if self.rps else 0.0
 
 
-def ideal_closed_requests(model: dict, wait_s: float) -> int:
-    """Iterations a perfect server completes in a closed run whose every iteration waits `wait_s`.
+def cycles_rps(model: dict, steps: int, wait_s: float) -> float:
+    """Requests a second a closed model's users send when each iteration spends `wait_s` in the
+    server and nothing else: a user's cycle is that wait and its mean think time."""
+    cycle_s = wait_s + sum(model["think_ms"]) / 2 / 1000
+    return model["users"] * steps / cycle_s if cycle_s else float("inf")
 
-    User i starts at i / ramp, then completes at start + wait + k x (wait + think) while that is
-    within the duration: exactly what an ideal server allows, edges of the window included.
-    """
-    think_s = sum(model["think_ms"]) / 2 / 1000
-    ramp = model.get("ramp_per_s") or 0
-    total = 0
-    for user in range(model["users"]):
-        first = (user / ramp if ramp else 0.0) + wait_s
-        if first <= model["duration_s"]:
-            total += int((model["duration_s"] - first) // (wait_s + think_s)) + 1
-    return total
+
+def hello_delays_rps(point: Point) -> float:
+    """C workers, every K-th request waits D s: C·K/D requests a second."""
+    settings = point.settings()
+    delay_s = int(settings["ARENA_HELLO_DELAY_MS"]) / 1000
+    return point.model()["concurrency"] * int(settings["ARENA_HELLO_DELAY_EVERY"]) / delay_s
 
 
 def kind_of(point: Point) -> str:
@@ -70,15 +69,15 @@ def ceiling(point: Point, result: dict, cpus: int, hash_s: float | None) -> Ceil
         return Ceiling(rate * steps, f"the offered rate, {rate:g} arrivals/s x {steps} request(s)", offered)
     if kind == "think":
         wait_s = point.profile().get("ideal_wait_s", 0.0)
-        ideal = ideal_closed_requests(model, wait_s) * steps / model["duration_s"]
-        return Ceiling(ideal, f"{model['users']} users' think cycles ({wait_s:g} s in the server)")
+        why = f"{model['users']} users' think cycles ({wait_s:g} s in the server)"
+        return Ceiling(cycles_rps(model, steps, wait_s), why)
     if kind == "hello-delays":
         settings = point.settings()
-        delay_s = int(settings["ARENA_HELLO_DELAY_MS"]) / 1000
-        every, workers = int(settings["ARENA_HELLO_DELAY_EVERY"]), point.model()["concurrency"]
-        return Ceiling(workers * every / delay_s, f"{workers} workers x every {every}th waits {delay_s:g} s")
+        shown = (f"{model['concurrency']} workers x every {settings['ARENA_HELLO_DELAY_EVERY']}th waits "
+                 f"{int(settings['ARENA_HELLO_DELAY_MS']) / 1000:g} s")  # fmt: skip
+        return Ceiling(hello_delays_rps(point), shown)
     if kind == "bcrypt" and hash_s:
-        think = ideal_closed_requests(model, steps * hash_s) * steps / model["duration_s"]
+        think = cycles_rps(model, steps, steps * hash_s)
         cores = cpus / hash_s
         shown = f"min(think cycles {think:.1f}/s, {cpus} core(s) / {hash_s * 1000:.0f} ms hash {cores:.1f}/s)"
         return Ceiling(min(think, cores), shown)

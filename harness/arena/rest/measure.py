@@ -47,26 +47,29 @@ def measure(
         "settings": starts.settings[(point.experiment, point.key)],
         "server_cores": server_cores,
         "engine_cores": engine_cores,
-        "warmup": dataclasses.asdict(point.warmup()),
     }
+    rule = point.warmup()
     try:
         server, before, age_s = starts.server(task, server_cores, phase)
-        document = point.engine_scenario(server.port, task.cpus, users, length + SLACK_S)
+        document = point.engine_scenario(server.port, task.cpus, users, rule.max_s + length + SLACK_S)
         parameters |= {"engine": document, "start": {"points_before": before, "process_age_s": round(age_s, 3)}}
-        phase("warm-up")
-        wait_s = point.profile().get("ideal_wait_s", 0.0)
-        warm = steady.warm_up(engine, document, engine_cores, point.warmup(), wait_s, server.alive)
-        hash_s = ceiling.hash_seconds(server.port) if ceiling.kind_of(point) == "bcrypt" else None
-        phase("measure")
+        phase("warm-up, then measure")
         with Sampler(server) as sampler:
-            run = engine.run(document, engine_cores, length + 2 * SLACK_S)
+            run = engine.run(document, engine_cores, rule.max_s + length + 2 * SLACK_S)
         if not server.alive():
             flags.append("crashed")
+        # The bcrypt ceiling's hash time, on the server as it was measured: warm, and now idle.
+        bcrypt = ceiling.kind_of(point) == "bcrypt" and "crashed" not in flags
+        hash_s = ceiling.hash_seconds(server.port) if bcrypt else None
     except (ServerError, EngineError, OSError) as err:
         starts.close()  # a server in an unknown state measures nothing more
         return task.measurement(
             Outcome.FAILED, reason=str(err), flags=[*flags, "crashed"], versions=versions, parameters=parameters
         )
+    warm = steady.of_result(run.result, rule)
+    # The server's CPU and memory over the measured window alone, not its warm-up.
+    opened = run.result["started_unix_ms"] / 1000 + run.result["warmup"]["measured_from_s"]
+    cpu_s, peak_rss_kb = sampler.window(opened, opened + run.result["elapsed_s"])
     metrics = metrics_of(run.result)
     limit = ceiling.ceiling(point, run.result, task.cpus, hash_s)
     if limit is not None:
@@ -83,8 +86,8 @@ def measure(
         histograms={step["name"]: step["histogram"] for step in run.result["steps"]}
         | {"*": run.result["all"]["histogram"]},
         series=run.result["series"],
-        server_cpu_s=sampler.cpu_s,
-        server_peak_rss_kb=sampler.peak_rss_kb,
+        server_cpu_s=cpu_s,
+        server_peak_rss_kb=peak_rss_kb,
         engine_cpu_s=run.cpu_s,
         ready_s=server.ready_s,
         points_before=before,

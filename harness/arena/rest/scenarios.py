@@ -7,6 +7,7 @@ validates (`LoadEngine.check`): the harness reads only the keys that are its own
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import tomllib
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ from arena.rest.steady import Rule
 SCENARIOS = SPEC / "scenarios"
 # A profile's warm-up when its file gives none: one slice of load, and the most it may take.
 WARMUP = {"quick": {"slice_s": 1.0, "max_s": 30.0}, "paper": {"slice_s": 5.0, "max_s": 120.0}}
+WARMUP_KEYS = {f.name for f in dataclasses.fields(Rule)}
 CEILINGS = ("offered", "think", "hello-delays", "bcrypt")
 
 
@@ -82,8 +84,8 @@ class Point:
         return Rule(**{**WARMUP[self.suite], **self.profile().get("warmup", {})})
 
     def engine_scenario(self, port: int, cpus: int, users_csv: Path | None, max_duration_s: float | None) -> dict:
-        """The engine's scenario document (loadgen/README.md) for this point on a server; without a
-        `max_duration_s` the engine's own bound applies."""
+        """The engine's scenario document (loadgen/README.md) for this point on a server, warm-up
+        included (rest/steady.py); without a `max_duration_s` the engine's own bound applies."""
         profile = self.profile()
         model = self.model()
         if "users_per_core" in model:
@@ -98,6 +100,7 @@ class Point:
             "steps": steps,
             "keep_alive": keep_alive,
             "timeout_ms": 120_000,
+            "warmup": self.warmup().document(),
         }
         if max_duration_s is not None:
             document["max_duration_s"] = max_duration_s
@@ -141,8 +144,8 @@ def parse(path: Path) -> Scenario:
         raise ScenarioError(f"{path.name}: ceiling must be one of {', '.join(CEILINGS)}")
     for suite, profile in scenario.profiles.items():
         warmup = profile.get("warmup", {})
-        if not isinstance(warmup, dict) or set(warmup) - {"slice_s", "max_s"}:
-            raise ScenarioError(f"{path.name} [{suite}]: warmup is a table of slice_s and max_s (seconds)")
+        if not isinstance(warmup, dict) or set(warmup) - WARMUP_KEYS:
+            raise ScenarioError(f"{path.name} [{suite}]: warmup is a table of {', '.join(sorted(WARMUP_KEYS))}")
         if not isinstance(profile.get("model"), dict):
             raise ScenarioError(f"{path.name} [{suite}]: no model table (the engine's load model)")
         if not profile.get("points"):

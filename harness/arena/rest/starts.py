@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from arena.kind import Task
 from arena.process import Server, free_port, running
+from arena.rest import ceiling
 from arena.rest.scenarios import Point
 
 
@@ -39,18 +40,18 @@ def start_settings(points: list[Point]) -> dict[tuple[str, str], dict[str, str]]
 
 
 def nominal_rps(point: Point, cpus: int) -> float:
-    """The requests a second the point's load asks for at most, to order a start's points: a
-    fixed count's workers with nothing to wait for, an open model's arrivals, a closed model's
-    users' cycles (their think time and the profile's `ideal_wait_s`)."""
+    """The requests a second the point's load asks for at most, to order a start's points: an open
+    model's arrivals, a closed model's users' cycles, the blog's delayed workers (rest/ceiling.py);
+    a fixed count with nothing to wait for, as fast as the server goes."""
     model, steps = point.model(), len(point.scenario.steps)
-    if model["kind"] == "fixed":
-        return float("inf")
     if model["kind"] == "open":
         stages = model.get("stages")
         return (stages[0]["rate"] if stages else model["rate"]) * steps
-    users = model.get("users") or model.get("users_per_core", 1) * cpus
-    cycle_s = sum(model.get("think_ms", [0, 0])) / 2 / 1000 + point.profile().get("ideal_wait_s", 0.0)
-    return users * steps / cycle_s if cycle_s else float("inf")
+    if model["kind"] == "closed":
+        users = model["users"] if "users" in model else model["users_per_core"] * cpus
+        wait_s = point.profile().get("ideal_wait_s", 0.0)
+        return ceiling.cycles_rps({**model, "users": users}, steps, wait_s)
+    return ceiling.hello_delays_rps(point) if ceiling.kind_of(point) == "hello-delays" else float("inf")
 
 
 @dataclass

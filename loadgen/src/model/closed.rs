@@ -8,14 +8,25 @@ use std::time::{Duration, Instant};
 
 use tokio::task::JoinSet;
 
+use super::warmup::{Watched, watch};
 use super::{Ctx, SplitMix64, join_until, run_iteration};
-use crate::scenario::Closed;
+use crate::scenario::{Closed, Warmup};
 
-pub async fn run(ctx: Arc<Ctx>, m: &Closed, t0: Instant, hard_end: Instant) -> Instant {
-    let end = match m.duration_s {
-        Some(d) => (t0 + Duration::from_secs_f64(d)).min(hard_end),
+/// Returns what the warm-up saw (if any), and when the window opened and ended.
+pub async fn run(
+    ctx: Arc<Ctx>,
+    m: &Closed,
+    warmup: Option<&Warmup>,
+    t0: Instant,
+    hard_end: Instant,
+) -> (Option<Watched>, Instant, Instant) {
+    let end_from = |start: Instant| match m.duration_s {
+        Some(d) => (start + Duration::from_secs_f64(d)).min(hard_end),
         None => hard_end,
     };
+    if warmup.is_none() {
+        ctx.reg.open_window(t0, end_from(t0));
+    }
     let mut set = JoinSet::new();
     for u in 0..m.users {
         set.spawn(user(
@@ -26,7 +37,18 @@ pub async fn run(ctx: Arc<Ctx>, m: &Closed, t0: Instant, hard_end: Instant) -> I
             m.iterations_per_user,
         ));
     }
-    join_until(&mut set, end).await
+    let (watched, start) = match warmup {
+        Some(rule) => {
+            let w = watch(&ctx.reg, rule, t0).await;
+            // The users go on as they are: the window opens under them.
+            let start = w.decided.min(hard_end);
+            ctx.reg.open_window(start, end_from(start));
+            (Some(w), start)
+        }
+        None => (None, t0),
+    };
+    let end = join_until(&mut set, end_from(start)).await;
+    (watched, start, end)
 }
 
 /// When user `u` starts, from t0: u/R s with a ramp of R users per second; with no ramp (absent

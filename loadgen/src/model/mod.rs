@@ -3,6 +3,7 @@
 pub mod closed;
 pub mod fixed;
 pub mod open;
+pub mod warmup;
 
 #[cfg(test)]
 mod tests;
@@ -18,8 +19,9 @@ use crate::data::Data;
 use crate::http::{ErrorKind, Session};
 use crate::record::{Outcome, Recorder, Registry};
 use crate::request::PreparedStep;
-use crate::scenario::Model;
+use crate::scenario::{Model, Warmup};
 use crate::template::Vars;
+use warmup::Watched;
 
 /// Everything the tasks of one run share, read-only except for the counters.
 pub struct Ctx {
@@ -67,27 +69,76 @@ impl Ctx {
 pub struct RunOutcome {
     pub recorder: Recorder,
     pub cancelled: u64,
+    /// When the measurement window opened: t0, or the switch after a warm-up.
+    pub start: Instant,
     /// When the run ended: the duration's end, the last completion, or the hard bound.
     pub end: Instant,
     /// Open model: arrivals sent per second over the schedule's window.
     pub achieved_arrival_rate: Option<f64>,
+    pub warmup: Option<Watched>,
 }
 
-/// Runs the scenario's model from `t0`; nothing outlives `hard_end`.
-pub async fn execute(ctx: Arc<Ctx>, model: &Model, t0: Instant, hard_end: Instant) -> RunOutcome {
-    let (end, achieved) = match model {
-        Model::Closed(c) => (closed::run(ctx.clone(), c, t0, hard_end).await, None),
-        Model::Open(o) => {
-            let (end, rate) = open::run(ctx.clone(), o, t0, hard_end).await;
-            (end, Some(rate))
+/// Runs the scenario's model from `t0`, after its warm-up if it has one; nothing outlives
+/// `hard_end`.
+///
+/// A closed model's users go on from the warm-up into the window without a pause: its
+/// throughput is over exactly `duration_s` of users that keep coming back. An open schedule or a
+/// fixed count instead starts fresh once the warm-up's requests are answered, as if the run began
+/// then, as the seeds' clients measured (ab's N requests, the honours report's fixed-interval
+/// arrivals): all the warm-up leaves behind is a warm server.
+pub async fn execute(
+    ctx: Arc<Ctx>,
+    model: &Model,
+    warmup: Option<&Warmup>,
+    t0: Instant,
+    hard_end: Instant,
+) -> RunOutcome {
+    let mut watched = None;
+    let (start, end, achieved) = match model {
+        Model::Closed(c) => {
+            let (w, start, end) = closed::run(ctx.clone(), c, warmup, t0, hard_end).await;
+            watched = w;
+            (start, end, None)
         }
-        Model::Fixed(f) => (fixed::run(ctx.clone(), f, hard_end).await, None),
+        Model::Open(o) => {
+            let start = match warmup {
+                Some(rule) => {
+                    let (w, drained) = open::warm_up(ctx.clone(), o, rule, t0, hard_end).await;
+                    watched = Some(w);
+                    drained
+                }
+                None => t0,
+            };
+            ctx.reg.open_window(start, hard_end);
+            let (end, rate) = open::run(ctx.clone(), o, start, hard_end).await;
+            (start, end, Some(rate))
+        }
+        Model::Fixed(f) => {
+            let start = match warmup {
+                Some(rule) => {
+                    let (w, drained) = fixed::warm_up(ctx.clone(), f, rule, t0, hard_end).await;
+                    watched = Some(w);
+                    drained
+                }
+                None => t0,
+            };
+            ctx.reg.open_window(start, hard_end);
+            // A drain cut off by the bound leaves no time to measure: send nothing past it.
+            let end = if start < hard_end {
+                fixed::run(ctx.clone(), f, hard_end).await
+            } else {
+                hard_end
+            };
+            (start, end, None)
+        }
     };
     RunOutcome {
         recorder: ctx.reg.merged(),
         cancelled: ctx.cancelled.load(Ordering::Relaxed),
+        start,
         end,
         achieved_arrival_rate: achieved,
+        warmup: watched,
     }
 }
 

@@ -13,9 +13,10 @@ use std::time::{Duration, Instant};
 
 use tokio::task::JoinSet;
 
+use super::warmup::{Watched, watch};
 use super::{Ctx, join_until, run_iteration};
 use crate::http::{Conn, Session};
-use crate::scenario::Open;
+use crate::scenario::{Open, Warmup};
 use crate::sys::PreciseTimer;
 
 /// The arrival schedule as offsets from t0: stages of constant rate.
@@ -59,55 +60,113 @@ impl Drop for InFlight {
     }
 }
 
-/// Returns the end of the run and the achieved arrival rate.
-pub async fn run(ctx: Arc<Ctx>, m: &Open, t0: Instant, hard_end: Instant) -> (Instant, f64) {
-    let schedule = Schedule::of(m);
-    let in_flight = Arc::new(AtomicU64::new(0));
-    // Idle keep-alive connections, shared by arrivals (they are not users and own none).
-    let pool: Arc<Mutex<Vec<Conn>>> = Arc::new(Mutex::new(Vec::new()));
-    let timer = PreciseTimer::new();
-    let mut set = JoinSet::new();
-    let mut sent_in_window = 0u64;
-    let mut planned_end = t0;
-    for (k, (offset, rate)) in schedule.arrivals().enumerate() {
-        let intended = t0 + offset;
-        if intended >= hard_end {
-            break;
+/// The arrivals in flight and what they share.
+struct Arrivals {
+    set: JoinSet<()>,
+    in_flight: Arc<AtomicU64>,
+    max_in_flight: u64,
+    /// Idle keep-alive connections, shared by arrivals (they are not users and own none).
+    pool: Arc<Mutex<Vec<Conn>>>,
+    timer: PreciseTimer,
+}
+
+impl Arrivals {
+    fn new(max_in_flight: u64) -> Arrivals {
+        Arrivals {
+            set: JoinSet::new(),
+            in_flight: Arc::new(AtomicU64::new(0)),
+            max_in_flight,
+            pool: Arc::new(Mutex::new(Vec::new())),
+            timer: PreciseTimer::new(),
         }
-        planned_end = intended + Duration::from_secs_f64(1.0 / rate);
-        if intended > Instant::now() {
-            timer.sleep_until(intended).await;
-        }
-        while set.try_join_next().is_some() {}
-        if in_flight.load(Ordering::Relaxed) >= m.max_in_flight {
-            ctx.reg.dropped(intended);
-            continue;
-        }
-        if ctx.reg.in_window(intended) {
-            sent_in_window += 1;
-        }
-        in_flight.fetch_add(1, Ordering::Relaxed);
-        let guard = InFlight(in_flight.clone());
-        set.spawn(arrival(
-            ctx.clone(),
-            k as u64,
-            intended,
-            guard,
-            pool.clone(),
-        ));
     }
+
+    /// Sends the arrivals due at `t0` + their offsets, up to `hard_end`. Returns how many were
+    /// sent inside the window and when the schedule planned to end.
+    async fn send(
+        &mut self,
+        ctx: &Arc<Ctx>,
+        schedule: impl Iterator<Item = (Duration, f64)>,
+        t0: Instant,
+        hard_end: Instant,
+    ) -> (u64, Instant) {
+        let mut sent_in_window = 0u64;
+        let mut planned_end = t0;
+        for (k, (offset, rate)) in schedule.enumerate() {
+            let intended = t0 + offset;
+            if intended >= hard_end {
+                break;
+            }
+            planned_end = intended + Duration::from_secs_f64(1.0 / rate);
+            if intended > Instant::now() {
+                self.timer.sleep_until(intended).await;
+            }
+            while self.set.try_join_next().is_some() {}
+            if self.in_flight.load(Ordering::Relaxed) >= self.max_in_flight {
+                ctx.reg.dropped(intended);
+                continue;
+            }
+            if ctx.reg.in_window(intended) {
+                sent_in_window += 1;
+            }
+            self.in_flight.fetch_add(1, Ordering::Relaxed);
+            let guard = InFlight(self.in_flight.clone());
+            self.set.spawn(arrival(
+                ctx.clone(),
+                k as u64,
+                intended,
+                guard,
+                self.pool.clone(),
+            ));
+        }
+        (sent_in_window, planned_end)
+    }
+}
+
+/// Returns the end of the run and the achieved arrival rate; the schedule starts at `t0`.
+pub async fn run(ctx: Arc<Ctx>, m: &Open, t0: Instant, hard_end: Instant) -> (Instant, f64) {
+    let mut arrivals = Arrivals::new(m.max_in_flight);
+    let (sent_in_window, planned_end) = arrivals
+        .send(&ctx, Schedule::of(m).arrivals(), t0, hard_end)
+        .await;
     // A late scheduler stretches the window, which lowers the achieved rate: that is the point.
     let sched_end = planned_end.max(Instant::now());
-    let window = sched_end
-        .saturating_duration_since(ctx.reg.measure_start)
-        .as_secs_f64();
+    let window = sched_end.saturating_duration_since(t0).as_secs_f64();
     let achieved = if window > 0.0 {
         sent_in_window as f64 / window
     } else {
         0.0
     };
-    let end = join_until(&mut set, hard_end).await;
+    let end = join_until(&mut arrivals.set, hard_end).await;
     (end, achieved)
+}
+
+/// The warm-up: arrivals at the first stage's rate, without end or iteration cap, until the
+/// watcher decides; then no new arrivals, and the ones in flight are answered (within
+/// `hard_end`). Returns what the watcher saw and when the warm-up had drained. Its arrivals
+/// have their own pool: the measured schedule starts with no connections, as a fresh run does.
+pub async fn warm_up(
+    ctx: Arc<Ctx>,
+    m: &Open,
+    rule: &Warmup,
+    t0: Instant,
+    hard_end: Instant,
+) -> (Watched, Instant) {
+    let rate = m.stages().first().map_or(1.0, |s| s.0);
+    let endless = (0u64..).map(|k| (Duration::from_secs_f64(k as f64 / rate), rate));
+    let mut arrivals = Arrivals::new(m.max_in_flight);
+    let watched = {
+        let sending = arrivals.send(&ctx, endless, t0, hard_end);
+        let watching = watch(&ctx.reg, rule, t0);
+        tokio::pin!(sending, watching);
+        tokio::select! {
+            w = &mut watching => w,
+            // Only if the bound came first; the watcher decides by max_s, before it.
+            _ = &mut sending => watching.await,
+        }
+    };
+    let drained = join_until(&mut arrivals.set, hard_end).await;
+    (watched, drained)
 }
 
 async fn arrival(

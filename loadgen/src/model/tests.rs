@@ -39,6 +39,10 @@ struct Behavior {
     serial: bool,
     /// Read the request, then close without answering.
     hang_up: bool,
+    /// Answer `delay` late until this instant, then at once: a server that warms up.
+    slow_until: Option<Instant>,
+    /// Answer 1 ms × 2^(t / period) late, t from the given instant: a server never steady.
+    doubling: Option<(Instant, Duration)>,
 }
 
 struct TestServer {
@@ -140,8 +144,17 @@ async fn serve(sock: TcpStream, b: Behavior, log: Arc<Mutex<Vec<(Instant, String
         if b.hang_up {
             return;
         }
-        if !b.delay.is_zero() {
-            tokio::time::sleep(b.delay).await;
+        let delay = match (b.slow_until, b.doubling) {
+            (Some(until), _) if Instant::now() >= until => Duration::ZERO,
+            // Capped at 10 s so that a server left running cannot overflow the delay.
+            (_, Some((since, period))) => ms(1).mul_f64(
+                2f64.powf(since.elapsed().as_secs_f64() / period.as_secs_f64())
+                    .min(1e4),
+            ),
+            _ => b.delay,
+        };
+        if !delay.is_zero() {
+            tokio::time::sleep(delay).await;
         }
         let status = if b.status == 0 { 200 } else { b.status };
         let conn = if close { "Connection: close\r\n" } else { "" };
@@ -212,8 +225,24 @@ fn ms(x: u64) -> Duration {
 
 /// When the server received each request `/x/{n}`, indexed by n (each n exactly once, 0..count).
 fn received_by_number(srv: &TestServer, count: usize) -> Vec<Instant> {
+    by_number(srv.requests(), count)
+}
+
+/// The same for the requests received from `since` on (a measurement after its warm-up, whose
+/// numbers start again at 0).
+fn received_by_number_since(srv: &TestServer, count: usize, since: Instant) -> Vec<Instant> {
+    by_number(
+        srv.requests()
+            .into_iter()
+            .filter(|r| r.0 >= since)
+            .collect(),
+        count,
+    )
+}
+
+fn by_number(requests: Vec<(Instant, String)>, count: usize) -> Vec<Instant> {
     let mut at: Vec<Option<Instant>> = vec![None; count];
-    for (t, path) in srv.requests() {
+    for (t, path) in requests {
         let n: usize = path
             .strip_prefix("/x/")
             .and_then(|n| n.parse().ok())
@@ -856,22 +885,191 @@ async fn data_rows_per_user_and_per_iteration() {
     let _ = std::fs::remove_file(&path);
 }
 
+// ---- Warm-up until steady ----
+//
+// The bands are wider than the defaults: the server is steady, but a busy test machine need not
+// be, and the rule itself is tested exactly in `crate::steady`.
+
+fn warmup_rule(slice_s: f64, max_s: f64) -> serde_json::Value {
+    serde_json::json!({"warmup": {"slice_s": slice_s, "max_s": max_s, "rps_tolerance": 0.3,
+                                  "p50_tolerance": 0.5, "floor_ms": 5}})
+}
+
+/// When the measurement window opened, no later than the engine's own instant.
+fn measured_from(r: &Timed) -> Instant {
+    let w = r.doc.warmup.as_ref().expect("a warm-up");
+    r.before + Duration::from_secs_f64(w.measured_from_s)
+}
+
 #[tokio::test]
-async fn warmup_requests_are_excluded() {
+async fn closed_warmup_of_a_steady_server_ends_after_one_window() {
     let srv = TestServer::start(Behavior::default());
     let text = scenario(
         &srv.target(),
-        serde_json::json!({"kind": "open", "rate": 100, "duration_s": 0.4}),
-        serde_json::json!({"warmup_s": 0.2}),
+        serde_json::json!({"kind": "closed", "users": 4, "think_ms": [10, 10], "duration_s": 0.3}),
+        warmup_rule(0.2, 2.0),
+    );
+    let r = run_timed(&text).await;
+    let d = &r.doc;
+    let w = d.warmup.as_ref().expect("a warm-up");
+    assert_eq!(w.steady_at, Some(0), "{:?}", w.slices);
+    assert_eq!(w.slices.len(), 3);
+    let t: Vec<f64> = w.slices.iter().map(|s| s.t_s).collect();
+    assert_eq!(t, [0.0, 0.2, 0.4]);
+    assert!(
+        w.slices
+            .iter()
+            .all(|s| s.error_ratio == 0.0 && s.ok_rps > 0.0)
+    );
+    // Decided once the third slice had ended; the users went on without a pause.
+    assert!(w.seconds >= 0.6, "{}", w.seconds);
+    assert_eq!(w.measured_from_s, w.seconds);
+    assert!((d.elapsed_s - 0.3).abs() < 1e-6, "elapsed {}", d.elapsed_s);
+    // The window holds at most what 4 users thinking 10 ms can do in 0.3 s (31 iterations each),
+    // well below the 0.9 s the server saw: the warm-up's 0.6 s are not in it.
+    assert!(
+        d.requests.ok > 0 && d.requests.ok <= 4 * 31,
+        "{:?}",
+        d.requests
+    );
+    assert!(
+        d.iterations.started <= 4 * 31,
+        "iterations started in the warm-up are not counted: {:?}",
+        d.iterations
+    );
+    assert_eq!(
+        d.iterations.started,
+        d.iterations.completed + d.iterations.cancelled
+    );
+    let sent = srv.requests().len() as u64;
+    assert!(
+        sent > d.requests.total + 4 * 31,
+        "{sent} sent, {:?}",
+        d.requests
+    );
+    assert!(
+        r.wall() >= ms(900) && r.wall() <= ms(900) + LATE,
+        "the run took {:?}",
+        r.wall()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fixed_warmup_then_exactly_n_fresh_iterations() {
+    let srv = TestServer::start(Behavior {
+        delay: ms(5),
+        ..Default::default()
+    });
+    let text = scenario_at(
+        &srv.target(),
+        "/x/{i}",
+        serde_json::json!({"kind": "fixed", "requests": 50, "concurrency": 2}),
+        warmup_rule(0.2, 2.0),
+    );
+    let r = run_timed(&text).await;
+    let d = &r.doc;
+    let w = d.warmup.as_ref().expect("a warm-up");
+    assert_eq!(w.steady_at, Some(0), "{:?}", w.slices);
+    // The workers finished their iterations before the window opened.
+    assert!(w.measured_from_s >= w.seconds);
+    assert_eq!(d.iterations.started, 50);
+    assert_eq!(d.iterations.completed, 50);
+    assert_eq!(d.requests.total, 50);
+    // The measurement is a fresh run: iterations 0..49 once each, all sent after the window
+    // opened; the warm-up sent its own before.
+    let measured = received_by_number_since(&srv, 50, measured_from(&r));
+    assert_eq!(measured.len(), 50);
+    assert!(
+        srv.requests().len() > 50 + 3 * 2 * 20,
+        "the warm-up ran 0.6 s"
+    );
+    // Two fresh connections, after the warm-up's two.
+    assert_eq!(srv.conns.load(Ordering::Relaxed), 4);
+}
+
+#[tokio::test]
+async fn open_warmup_then_the_whole_schedule_from_the_switch() {
+    let srv = TestServer::start(Behavior::default());
+    let text = scenario_at(
+        &srv.target(),
+        "/x/{i}",
+        serde_json::json!({"kind": "open", "rate": 200, "iterations": 40}),
+        warmup_rule(0.1, 1.0),
+    );
+    let r = run_timed(&text).await;
+    let d = &r.doc;
+    let w = d.warmup.as_ref().expect("a warm-up");
+    assert_eq!(w.steady_at, Some(0), "{:?}", w.slices);
+    // The first stage's rate: 20 arrivals in each slice of 0.1 s.
+    assert!(w.slices.iter().all(|s| s.ok_rps > 100.0), "{:?}", w.slices);
+    assert!(w.measured_from_s >= w.seconds);
+    // The warm-up has no iteration cap: three slices of 20 arrivals, past the model's 40.
+    assert!(srv.requests().len() >= 60 + 40, "{}", srv.requests().len());
+    // Exactly the schedule's 40 arrivals, each due 5 ms after the last from the switch.
+    assert_eq!(d.iterations.started, 40);
+    assert_eq!(d.iterations.completed, 40);
+    assert_eq!(d.requests.total, 40);
+    let due: Vec<Duration> = (0..40).map(|k| ms(5 * k)).collect();
+    let from = measured_from(&r);
+    assert_on_schedule(&received_by_number_since(&srv, 40, from), from, &due);
+    let rate = d.achieved_arrival_rate.unwrap();
+    assert!(
+        rate <= 200.0 && rate >= 40.0 / (0.2 + LATE.as_secs_f64()),
+        "achieved {rate}"
+    );
+    let elapsed = Duration::from_secs_f64(d.elapsed_s);
+    assert!(
+        elapsed >= ms(195) && elapsed <= ms(195) + LATE,
+        "{elapsed:?}"
+    );
+}
+
+#[tokio::test]
+async fn warmup_waits_out_a_slow_start_and_measures_the_fast_server() {
+    // Slow (100 ms an answer) for the first 0.6 s: two slices of 0.25 s and part of a third,
+    // never a whole window of three, so the first steady window is the fast server's.
+    let srv = TestServer::start(Behavior {
+        delay: ms(100),
+        slow_until: Some(Instant::now() + ms(600)),
+        ..Default::default()
+    });
+    let text = scenario(
+        &srv.target(),
+        serde_json::json!({"kind": "closed", "users": 4, "think_ms": [10, 10], "duration_s": 0.3}),
+        warmup_rule(0.25, 2.5),
     );
     let d = run_json(&text).await;
-    assert_eq!(srv.requests().len(), 40);
-    // Iterations count by their (intended) start: exactly the 20 due from 0.2 s on.
-    assert_eq!(d.iterations.started, 20);
-    assert_eq!(d.iterations.completed, 20);
-    // Requests count by their completion: those 20, plus any of the warm-up's last arrivals that
-    // were answered after 0.2 s (a few, if the engine was late); never the whole warm-up.
-    assert!((20..=30).contains(&d.requests.total), "{:?}", d.requests);
+    let w = d.warmup.as_ref().expect("a warm-up");
+    let steady_at = w.steady_at.expect("steady once fast");
+    assert!(steady_at >= 1, "{:?}", w.slices);
+    assert!(w.slices[0].p50_ms >= 100.0, "{:?}", w.slices);
+    assert!(w.slices[steady_at].p50_ms < 50.0, "{:?}", w.slices);
+    assert!(w.seconds >= 0.25 * (steady_at + 3) as f64, "{}", w.seconds);
+    assert!(d.requests.ok > 0);
+    assert!(d.all.latency_us.p50 < 50_000, "{:?}", d.all.latency_us);
+}
+
+#[tokio::test]
+async fn warmup_of_a_server_that_never_settles_ends_at_max_s() {
+    // Every answer twice as slow as 0.1 s before: no two slices agree.
+    let srv = TestServer::start(Behavior {
+        doubling: Some((Instant::now(), ms(100))),
+        ..Default::default()
+    });
+    let text = scenario(
+        &srv.target(),
+        serde_json::json!({"kind": "closed", "users": 4, "duration_s": 0.3}),
+        warmup_rule(0.1, 0.55),
+    );
+    let d = run_json(&text).await;
+    let w = d.warmup.as_ref().expect("a warm-up");
+    assert_eq!(w.steady_at, None, "{:?}", w.slices);
+    // Five slices fit in 0.55 s; a sixth would end at 0.6 s.
+    assert_eq!(w.slices.len(), 5, "{:?}", w.slices);
+    assert!(w.seconds >= 0.5, "{}", w.seconds);
+    // Measured all the same.
+    assert!((d.elapsed_s - 0.3).abs() < 1e-6, "elapsed {}", d.elapsed_s);
+    assert!(d.requests.ok > 0, "{:?}", d.requests);
 }
 
 #[test]

@@ -1,0 +1,229 @@
+//! The steady-state rule of the warm-up: when the last few slices of load agree.
+//!
+//! Throughput must be within ±`rps_tolerance` of the window's mean, and the median latency
+//! within ±`p50_tolerance` of the window's median or within `floor_ms` of it. The floor is there
+//! because a median of a few milliseconds is mostly queueing and moves ±20–40% from slice to slice
+//! with no trend at all, while a JIT's warm-up moves it several times over; throughput is
+//! steadier, so it keeps the narrower band. The harness (arena/rest/steady.py) chooses the
+//! parameters; the engine applies the rule while the load runs.
+
+use serde::{Deserialize, Serialize};
+
+use crate::scenario::Warmup;
+
+/// One slice of the warm-up, as reported in the result document. The values are rounded as
+/// reported before the rule looks at them, so the rule can be re-checked from the document.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Slice {
+    /// When the slice began, in seconds from the start of the run.
+    pub t_s: f64,
+    pub ok_rps: f64,
+    pub p50_ms: f64,
+    pub p99_ms: f64,
+    /// Errors over completed requests; 1.0 when nothing completed (a slice without answers is
+    /// no evidence of a healthy server).
+    pub error_ratio: f64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decision {
+    /// Not steady yet, and another slice fits in `max_s`.
+    Continue,
+    /// The window of `window` slices starting at this index agrees.
+    Steady(usize),
+    /// Not steady, and another slice would end past `max_s`: measure anyway.
+    Bound,
+}
+
+fn close(value: f64, centre: f64, tolerance: f64, floor: f64) -> bool {
+    (value - centre).abs() <= (tolerance * centre.abs()).max(floor)
+}
+
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    let n = xs.len();
+    if n == 0 {
+        return 0.0;
+    }
+    if n % 2 == 1 {
+        xs[n / 2]
+    } else {
+        (xs[n / 2 - 1] + xs[n / 2]) / 2.0
+    }
+}
+
+/// Whether these slices are one steady level of load.
+pub fn agree(window: &[Slice], rule: &Warmup) -> bool {
+    if window.is_empty() {
+        return false;
+    }
+    let mean_rps = window.iter().map(|s| s.ok_rps).sum::<f64>() / window.len() as f64;
+    let median_p50 = median(window.iter().map(|s| s.p50_ms).collect());
+    mean_rps > 0.0
+        && window.iter().all(|s| {
+            close(s.ok_rps, mean_rps, rule.rps_tolerance, 0.0)
+                && close(s.p50_ms, median_p50, rule.p50_tolerance, rule.floor_ms)
+        })
+}
+
+/// What to do after the slices so far (`slices[k]` is slice k, the last one just ended).
+pub fn decide(slices: &[Slice], rule: &Warmup) -> Decision {
+    let n = slices.len();
+    if n >= rule.window && agree(&slices[n - rule.window..], rule) {
+        return Decision::Steady(n - rule.window);
+    }
+    if n >= rule.max_slices() {
+        return Decision::Bound;
+    }
+    Decision::Continue
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rule() -> Warmup {
+        Warmup {
+            slice_s: 1.0,
+            window: 3,
+            max_s: 6.0,
+            rps_tolerance: 0.10,
+            p50_tolerance: 0.25,
+            floor_ms: 2.0,
+        }
+    }
+
+    /// Slices from (ok_rps, p50_ms) pairs, one second each.
+    fn slices(values: &[(f64, f64)]) -> Vec<Slice> {
+        values
+            .iter()
+            .enumerate()
+            .map(|(k, &(ok_rps, p50_ms))| Slice {
+                t_s: k as f64,
+                ok_rps,
+                p50_ms,
+                p99_ms: p50_ms * 4.0,
+                error_ratio: 0.0,
+            })
+            .collect()
+    }
+
+    /// A warm-up so far as (ok_rps, p50_ms) per slice, and what the rule decides after it.
+    type Case = (&'static str, &'static [(f64, f64)], Decision);
+
+    #[test]
+    fn the_rule_on_a_table_of_warm_ups() {
+        use Decision::*;
+        let cases: &[Case] = &[
+            (
+                "window not yet full",
+                &[(500.0, 10.0), (500.0, 10.0)],
+                Continue,
+            ),
+            (
+                "an agreeing window from the first slice",
+                &[(500.0, 10.0), (520.0, 11.0), (480.0, 9.0)],
+                Steady(0),
+            ),
+            (
+                "one slice out of the rps band (mean 466.7, 400 is 14% below)",
+                &[(500.0, 10.0), (500.0, 10.0), (400.0, 10.0)],
+                Continue,
+            ),
+            (
+                "rps at the edge of the band agrees (mean 500, ±10%)",
+                &[(450.0, 10.0), (500.0, 10.0), (550.0, 10.0)],
+                Steady(0),
+            ),
+            (
+                "p50 off by 50% but within the 2 ms floor",
+                &[(500.0, 2.0), (500.0, 3.0), (500.0, 4.5)],
+                Steady(0),
+            ),
+            (
+                "p50 out of band (median 10, 14 is 40% off and 4 ms)",
+                &[(500.0, 10.0), (500.0, 10.0), (500.0, 14.0)],
+                Continue,
+            ),
+            (
+                "zero throughput never agrees",
+                &[(0.0, 0.0), (0.0, 0.0), (0.0, 0.0)],
+                Continue,
+            ),
+            (
+                "slow first slices, then a steady window",
+                &[
+                    (50.0, 900.0),
+                    (300.0, 40.0),
+                    (500.0, 10.0),
+                    (510.0, 10.5),
+                    (495.0, 9.8),
+                ],
+                Steady(2),
+            ),
+            (
+                "the last slice that fits in max_s (6 of 1 s) ends it, not steady",
+                &[
+                    (100.0, 1.0),
+                    (200.0, 1.0),
+                    (300.0, 1.0),
+                    (400.0, 1.0),
+                    (500.0, 1.0),
+                    (600.0, 1.0),
+                ],
+                Bound,
+            ),
+            (
+                "steady on the last slice that fits wins over the bound",
+                &[
+                    (100.0, 90.0),
+                    (200.0, 50.0),
+                    (300.0, 30.0),
+                    (500.0, 10.0),
+                    (500.0, 10.0),
+                    (500.0, 10.0),
+                ],
+                Steady(3),
+            ),
+        ];
+        for (name, values, want) in cases {
+            assert_eq!(decide(&slices(values), &rule()), *want, "{name}");
+        }
+    }
+
+    #[test]
+    fn the_bound_counts_whole_slices_of_max_s() {
+        // 0.3 s of 0.1 s slices is 3 slices, despite 0.1 × 3 > 0.3 in floating point.
+        let r = Warmup {
+            slice_s: 0.1,
+            max_s: 0.3,
+            ..rule()
+        };
+        assert_eq!(r.max_slices(), 3);
+        let rising = [(100.0, 1.0), (200.0, 1.0), (300.0, 1.0)];
+        assert_eq!(decide(&slices(&rising[..2]), &r), Decision::Continue);
+        assert_eq!(decide(&slices(&rising), &r), Decision::Bound);
+        // 6.5 s of 1 s slices: a 7th slice would end at 7 s, past the bound.
+        let r = Warmup {
+            max_s: 6.5,
+            ..rule()
+        };
+        assert_eq!(r.max_slices(), 6);
+    }
+
+    #[test]
+    fn even_windows_take_the_middle_of_the_two_medians() {
+        assert_eq!(median(vec![4.0, 1.0, 3.0, 2.0]), 2.5);
+        assert_eq!(median(vec![3.0, 1.0, 2.0]), 2.0);
+        // Median 10.5 and 25% of it: 8.0 is 2.5 away (within 2.625), 13.2 is 2.7 away (out).
+        let r = Warmup {
+            window: 4,
+            floor_ms: 0.0,
+            ..rule()
+        };
+        let ok = slices(&[(500.0, 8.0), (500.0, 10.0), (500.0, 11.0), (500.0, 13.0)]);
+        assert!(agree(&ok, &r));
+        let out = slices(&[(500.0, 8.0), (500.0, 10.0), (500.0, 11.0), (500.0, 13.2)]);
+        assert!(!agree(&out, &r));
+    }
+}
