@@ -13,6 +13,7 @@ late past its bound is a warning while it stays within 1.5 times the bound, and 
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import random
@@ -22,12 +23,13 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from arena import cores, reference
-from arena.catalog import SPEC, Manifest
+from arena import build, cores, reference
+from arena.catalog import RESULTS, ROOT, SPEC, Manifest
 from arena.checks import CheckResult, Problem, Severity, verdict
 from arena.client import Client, Reply
 from arena.console import Console
 from arena.process import Server, ServerError, free_port, running
+from arena.toolchain import runtime_version
 
 HELLO_EVERY = 5
 HELLO_DELAY_MS = 1000
@@ -515,3 +517,38 @@ def suite(manifest: Manifest, cpus: int, console: Console, verbose: bool = False
     line = verdict(results)
     console.line(f"  verify {manifest.name} --cpus {cpus}: {line} ({time.monotonic() - started:.0f} s)")
     return Verdict("passed" if all(r.ok for r in results) else "failed", line)
+
+
+VERDICTS = RESULTS / "verified"
+
+
+def _fingerprint(manifest: Manifest, cpus: int) -> str:
+    """What a verdict depends on: the implementation's sources and build, its runtime's version,
+    the core budget, and the checks themselves (the harness and the contract in spec/)."""
+    digest = hashlib.sha256(f"{build.source_digest(manifest)} {runtime_version(manifest)} {cpus}".encode())
+    for path in sorted([*(ROOT / "harness" / "arena").rglob("*.py"), *SPEC.rglob("*")]):
+        if path.is_file():
+            digest.update(str(path.relative_to(ROOT)).encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def passed_before(manifest: Manifest, cpus: int, console: Console) -> Verdict:
+    """The conformance suite, unless it passed on this very build, runtime, budget and checks,
+    when its verdict stands (`arena verify` and `arena test` always run it)."""
+    stamp = VERDICTS / f"{manifest.name}-cpus{cpus}.json"
+    fingerprint = _fingerprint(manifest, cpus)
+    try:
+        earlier = json.loads(stamp.read_text())
+    except (OSError, ValueError):
+        earlier = {}
+    if earlier.get("fingerprint") == fingerprint:
+        console.line(f"  verify {manifest.name} --cpus {cpus}: {earlier['detail']} on {earlier['when']}, "
+                     "for this build, runtime and checks (arena verify runs it again)")  # fmt: skip
+        return Verdict("passed", earlier["detail"])
+    found = suite(manifest, cpus, console)
+    if found.status == "passed":
+        stamp.parent.mkdir(parents=True, exist_ok=True)
+        when = time.strftime("%Y-%m-%d %H:%M")
+        stamp.write_text(json.dumps({"fingerprint": fingerprint, "detail": found.detail, "when": when}))
+    return found

@@ -6,6 +6,7 @@ import pytest
 from arena import catalog, verify
 from arena.checks import Severity
 from arena.client import Client, Reply
+from arena.console import Console
 from arena.process import free_port, running
 from conftest import write_manifest
 
@@ -79,3 +80,25 @@ def test_object_of_size_is_exact_json():
     body = verify._object_of_size(65536)
     assert len(body) == 65536
     assert isinstance(json.loads(body), dict)
+
+
+def test_a_passed_suite_stands_until_the_build_runtime_budget_or_checks_change(fake, monkeypatch):
+    runs = []
+
+    def suite(manifest, cpus, console, verbose=False):
+        runs.append(cpus)
+        return verify.Verdict(outcome[0], "17/17 checks passed")
+
+    monkeypatch.setattr(verify, "suite", suite)
+    console = Console()
+    outcome = ["passed"]
+    assert verify.passed_before(fake, 1, console).status == "passed"
+    assert verify.passed_before(fake, 1, console).status == "passed"
+    assert runs == [1]  # the second stood on the first
+    assert verify.passed_before(fake, 2, console).status == "passed" and runs == [1, 2]  # another budget
+    (fake.folder / "server.py").write_text((fake.folder / "server.py").read_text() + "\n# changed\n")
+    assert verify.passed_before(fake, 1, console).status == "passed" and runs == [1, 2, 1]  # other sources
+    outcome[0] = "failed"
+    (fake.folder / "server.py").write_text((fake.folder / "server.py").read_text() + "\n# again\n")
+    assert verify.passed_before(fake, 1, console).status == "failed"
+    assert verify.passed_before(fake, 1, console).status == "failed" and runs == [1, 2, 1, 1, 1]  # never kept

@@ -101,28 +101,14 @@ pub async fn execute(
             (start, end, None)
         }
         Model::Open(o) => {
-            let start = match warmup {
-                Some(rule) => {
-                    let (w, drained) = open::warm_up(ctx.clone(), o, rule, t0, hard_end).await;
-                    watched = Some(w);
-                    drained
-                }
-                None => t0,
-            };
-            ctx.reg.open_window(start, hard_end);
+            let warm = warmup.map(|rule| open::warm_up(ctx.clone(), o, rule, t0, hard_end));
+            let start = fresh_start(&ctx, warm, t0, hard_end, &mut watched).await;
             let (end, rate) = open::run(ctx.clone(), o, start, hard_end).await;
             (start, end, Some(rate))
         }
         Model::Fixed(f) => {
-            let start = match warmup {
-                Some(rule) => {
-                    let (w, drained) = fixed::warm_up(ctx.clone(), f, rule, t0, hard_end).await;
-                    watched = Some(w);
-                    drained
-                }
-                None => t0,
-            };
-            ctx.reg.open_window(start, hard_end);
+            let warm = warmup.map(|rule| fixed::warm_up(ctx.clone(), f, rule, t0, hard_end));
+            let start = fresh_start(&ctx, warm, t0, hard_end, &mut watched).await;
             // A drain cut off by the bound leaves no time to measure: send nothing past it.
             let end = if start < hard_end {
                 fixed::run(ctx.clone(), f, hard_end).await
@@ -140,6 +126,27 @@ pub async fn execute(
         achieved_arrival_rate: achieved,
         warmup: watched,
     }
+}
+
+/// An open schedule's or a fixed count's start: after its warm-up (if any) has drained, or at
+/// t0; the window opens then.
+async fn fresh_start(
+    ctx: &Ctx,
+    warm: Option<impl Future<Output = (Watched, Instant)>>,
+    t0: Instant,
+    hard_end: Instant,
+    watched: &mut Option<Watched>,
+) -> Instant {
+    let start = match warm {
+        Some(warm) => {
+            let (w, drained) = warm.await;
+            *watched = Some(w);
+            drained
+        }
+        None => t0,
+    };
+    ctx.reg.open_window(start, hard_end);
+    start
 }
 
 /// Counts an iteration as cancelled if it is dropped (by the end of the run) before finishing.
