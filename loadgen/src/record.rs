@@ -190,6 +190,8 @@ pub struct Registry {
     end_ns: AtomicU64,
     /// The warm-up's slice length (0: no warm-up): answers before the window go to its slices.
     slice_ns: u64,
+    /// A warm-up of batches (a fixed count's) names the slice answers go to: NOT_YET until then.
+    batch: AtomicU64,
     recorders: Mutex<Vec<Arc<Mutex<Recorder>>>>,
 }
 
@@ -221,6 +223,7 @@ impl Registry {
             start_ns: AtomicU64::new(NOT_YET),
             end_ns: AtomicU64::new(NOT_YET),
             slice_ns: slice.map_or(0, |d| (d.as_nanos() as u64).max(1)),
+            batch: AtomicU64::new(NOT_YET),
             recorders: Mutex::new(Vec::new()),
         })
     }
@@ -279,7 +282,10 @@ impl Registry {
         }
         // An answer just before the window opened (a closed model's users do not pause) belongs
         // to the warm-up, even once the watcher has stopped looking.
-        (self.slice_ns > 0).then(|| Place::Warmup((at / self.slice_ns) as usize))
+        match self.batch.load(Ordering::Relaxed) {
+            NOT_YET => (self.slice_ns > 0).then(|| Place::Warmup((at / self.slice_ns) as usize)),
+            k => Some(Place::Warmup(k as usize)),
+        }
     }
 
     /// Whether something that started at `at` belongs to the measurement (warm-up excluded).
@@ -340,6 +346,12 @@ impl Registry {
                 );
             }
         });
+    }
+
+    /// From now on, answers before the window go to warm-up slice `k`, whenever they come: the
+    /// slices of a warm-up of batches are its batches, not stretches of time.
+    pub fn begin_batch(&self, k: usize) {
+        self.batch.store(k as u64, Ordering::Relaxed);
     }
 
     /// Warm-up slice `k` over every thread's recorder, taken out of them. Slices before `k` were

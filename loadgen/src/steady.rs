@@ -66,13 +66,14 @@ pub fn agree(window: &[Slice], rule: &Warmup) -> bool {
         })
 }
 
-/// What to do after the slices so far (`slices[k]` is slice k, the last one just ended).
-pub fn decide(slices: &[Slice], rule: &Warmup) -> Decision {
+/// What to do after the slices so far (`slices[k]` is slice k, the last one just ended), given
+/// whether another slice would still end within `max_s`.
+pub fn decide(slices: &[Slice], rule: &Warmup, another_fits: bool) -> Decision {
     let n = slices.len();
     if n >= rule.window && agree(&slices[n - rule.window..], rule) {
         return Decision::Steady(n - rule.window);
     }
-    if n >= rule.max_slices() {
+    if !another_fits {
         return Decision::Bound;
     }
     Decision::Continue
@@ -187,7 +188,8 @@ mod tests {
             ),
         ];
         for (name, values, want) in cases {
-            assert_eq!(decide(&slices(values), &rule()), *want, "{name}");
+            let fits = values.len() < rule().max_slices();
+            assert_eq!(decide(&slices(values), &rule(), fits), *want, "{name}");
         }
     }
 
@@ -201,8 +203,14 @@ mod tests {
         };
         assert_eq!(r.max_slices(), 3);
         let rising = [(100.0, 1.0), (200.0, 1.0), (300.0, 1.0)];
-        assert_eq!(decide(&slices(&rising[..2]), &r), Decision::Continue);
-        assert_eq!(decide(&slices(&rising), &r), Decision::Bound);
+        assert_eq!(
+            decide(&slices(&rising[..2]), &r, 2 < r.max_slices()),
+            Decision::Continue
+        );
+        assert_eq!(
+            decide(&slices(&rising), &r, 3 < r.max_slices()),
+            Decision::Bound
+        );
         // 6.5 s of 1 s slices: a 7th slice would end at 7 s, past the bound.
         let r = Warmup {
             max_s: 6.5,

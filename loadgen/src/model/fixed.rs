@@ -2,23 +2,36 @@
 //! Workers take iteration numbers from one counter, so the total is exact whatever their speed.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use tokio::task::JoinSet;
 
-use super::warmup::{Watched, watch};
+use super::warmup::{Watched, slice_of};
 use super::{Ctx, join_until, run_iteration};
 use crate::scenario::{Fixed, Warmup};
+use crate::steady::{self, Decision};
+
+/// A warm-up batch's size, per worker: at least FIRST_PER_WORKER, and enough to last about
+/// `slice_s` if the first was shorter, at most MAX_PER_WORKER.
+const FIRST_PER_WORKER: u64 = 10;
+const MAX_PER_WORKER: u64 = 100;
 
 pub async fn run(ctx: Arc<Ctx>, m: &Fixed, hard_end: Instant) -> Instant {
-    let mut set = workers(&ctx, m, m.requests, None);
+    ctx.iteration_counter.store(0, Ordering::Relaxed);
+    let mut set = workers(&ctx, m.concurrency, m.requests);
     join_until(&mut set, hard_end).await
 }
 
-/// The warm-up: the same C workers with no count, until the watcher decides; then each finishes
-/// the iteration it is in (within `hard_end`). Returns what the watcher saw and when the warm-up
-/// had drained. The measured N iterations are then numbered from 0, as in a fresh run.
+/// The warm-up of a fixed count: batches of the measured run's own shape, one slice each — the
+/// C workers start together on a batch of iterations, and it drains — until the rule decides.
+/// A fixed run's cost is in its start (C new requests at once) as much as in what follows, and
+/// workers that simply went on would not show it: blog-ab's spend nearly all their time in its
+/// 2 s delays, so a stretch of their load shows the delays' 500/s whatever the server's cost.
+/// The first batch is FIRST_PER_WORKER iterations a worker; if it was over in less than
+/// `slice_s`, the later ones are larger, to last about that; they never shrink, since a batch's
+/// throughput depends on its size (its start and its drain weigh more in a small one) and the
+/// rule compares them. Returns what the rule saw and when the last batch had drained.
 pub async fn warm_up(
     ctx: Arc<Ctx>,
     m: &Fixed,
@@ -26,26 +39,49 @@ pub async fn warm_up(
     t0: Instant,
     hard_end: Instant,
 ) -> (Watched, Instant) {
-    let stop = Arc::new(AtomicBool::new(false));
-    let mut set = workers(&ctx, m, u64::MAX, Some(stop.clone()));
-    let watched = watch(&ctx.reg, rule, t0).await;
-    stop.store(true, Ordering::Relaxed);
-    let drained = join_until(&mut set, hard_end).await;
-    ctx.iteration_counter.store(0, Ordering::Relaxed);
-    (watched, drained)
+    let mut slices = Vec::new();
+    let mut batch = m.concurrency * FIRST_PER_WORKER;
+    loop {
+        let k = slices.len();
+        ctx.reg.begin_batch(k);
+        ctx.iteration_counter.store(0, Ordering::Relaxed);
+        let began = Instant::now();
+        let mut set = workers(&ctx, m.concurrency, batch);
+        let ended = join_until(&mut set, hard_end).await;
+        let took = ended
+            .saturating_duration_since(began)
+            .as_secs_f64()
+            .max(1e-6);
+        let since_t0 = began.saturating_duration_since(t0).as_secs_f64();
+        slices.push(slice_of(since_t0, took, &ctx.reg.take_slice(k)));
+        if k == 0 {
+            let sized = (batch as f64 * rule.slice_s / took).round() as u64;
+            batch = sized.clamp(batch, m.concurrency * MAX_PER_WORKER);
+        }
+        let fits = ended.saturating_duration_since(t0).as_secs_f64() + took <= rule.max_s;
+        let steady_at = match steady::decide(&slices, rule, fits && ended < hard_end) {
+            Decision::Continue => continue,
+            Decision::Steady(at) => Some(at),
+            Decision::Bound => None,
+        };
+        let watched = Watched {
+            slices,
+            steady_at,
+            decided: ended,
+        };
+        return (watched, ended);
+    }
 }
 
-/// C workers (at most one per iteration) taking iterations below `total` from the counter, until
-/// `stop` is set if one is given.
-fn workers(ctx: &Arc<Ctx>, m: &Fixed, total: u64, stop: Option<Arc<AtomicBool>>) -> JoinSet<()> {
+/// C workers (at most one per iteration) taking iterations below `total` from the counter.
+fn workers(ctx: &Arc<Ctx>, concurrency: u64, total: u64) -> JoinSet<()> {
     let mut set = JoinSet::new();
-    for w in 0..m.concurrency.min(m.requests) {
+    for w in 0..concurrency.min(total) {
         let ctx = ctx.clone();
-        let stop = stop.clone();
         set.spawn(async move {
             let mut session = ctx.session();
             let mut scratch = String::new();
-            while !stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed)) {
+            loop {
                 let i = ctx.iteration_counter.fetch_add(1, Ordering::Relaxed);
                 if i >= total {
                     break;

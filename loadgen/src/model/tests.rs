@@ -955,7 +955,7 @@ async fn closed_warmup_of_a_steady_server_ends_after_one_window() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn fixed_warmup_then_exactly_n_fresh_iterations() {
+async fn fixed_warmup_in_fresh_batches_then_exactly_n_fresh_iterations() {
     let srv = TestServer::start(Behavior {
         delay: ms(5),
         ..Default::default()
@@ -979,12 +979,17 @@ async fn fixed_warmup_then_exactly_n_fresh_iterations() {
     // opened; the warm-up sent its own before.
     let measured = received_by_number_since(&srv, 50, measured_from(&r));
     assert_eq!(measured.len(), 50);
+    // A slice a batch: the first of 10 iterations a worker (at 5 ms each, two workers, 50 ms),
+    // the later ones sized to last about 0.2 s.
+    assert_eq!(w.slices.len(), 3, "{:?}", w.slices);
+    assert!(w.slices.windows(2).all(|p| p[0].t_s < p[1].t_s));
     assert!(
-        srv.requests().len() > 50 + 3 * 2 * 20,
-        "the warm-up ran 0.6 s"
+        srv.requests().len() >= 50 + 20 + 2 * 2,
+        "{}",
+        srv.requests().len()
     );
-    // Two fresh connections, after the warm-up's two.
-    assert_eq!(srv.conns.load(Ordering::Relaxed), 4);
+    // Every batch starts its two workers on fresh connections, and so does the measurement.
+    assert_eq!(srv.conns.load(Ordering::Relaxed), 2 * (3 + 1));
 }
 
 #[tokio::test]

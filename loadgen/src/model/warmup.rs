@@ -29,8 +29,9 @@ pub async fn watch(reg: &Registry, rule: &Warmup, t0: Instant) -> Watched {
         // From t0 rather than from the last wake-up, so a late wake-up does not shift the slices.
         let ends = t0 + Duration::from_secs_f64(rule.slice_s * (k + 1) as f64);
         tokio::time::sleep_until((ends + MARGIN).into()).await;
-        slices.push(slice_of(k, rule.slice_s, &reg.take_slice(k)));
-        let steady_at = match steady::decide(&slices, rule) {
+        let t_s = k as f64 * rule.slice_s;
+        slices.push(slice_of(t_s, rule.slice_s, &reg.take_slice(k)));
+        let steady_at = match steady::decide(&slices, rule, slices.len() < rule.max_slices()) {
             Decision::Continue => continue,
             Decision::Steady(at) => Some(at),
             Decision::Bound => None,
@@ -43,15 +44,16 @@ pub async fn watch(reg: &Registry, rule: &Warmup, t0: Instant) -> Watched {
     }
 }
 
-fn slice_of(k: usize, slice_s: f64, s: &Second) -> Slice {
+/// A slice that began `t_s` after t0 and lasted `seconds`, from what completed in it.
+pub fn slice_of(t_s: f64, seconds: f64, s: &Second) -> Slice {
     let ms = |q: f64| {
         s.hist
             .as_ref()
             .map_or(0.0, |h| h.value_at_quantile(q) as f64 / 1000.0)
     };
     Slice {
-        t_s: round6(k as f64 * slice_s),
-        ok_rps: round3(s.ok as f64 / slice_s),
+        t_s: round6(t_s),
+        ok_rps: round3(s.ok as f64 / seconds),
         p50_ms: ms(0.5),
         p99_ms: ms(0.99),
         error_ratio: if s.completed == 0 {
