@@ -4,6 +4,7 @@ implementation of servers/ that builds and passes conformance, with each core bu
 from __future__ import annotations
 
 import argparse
+import math
 import os
 from dataclasses import replace
 
@@ -32,10 +33,14 @@ def users_file() -> os.PathLike:
     return path
 
 
-def _estimate(point: scenarios.Point, first: bool) -> float:
-    """The start (for a repetition's first point), a warm-up that is steady at once, the measured run."""
+def _estimate(point: scenarios.Point, cpus: int, first: bool) -> float:
+    """The start (for a repetition's first point), a warm-up that is steady at once, the measured
+    run: as the engine plans it, or a fixed count's requests at the most its load allows."""
     rule = point.warmup()
-    return START_S * first + rule.window * rule.slice_s + measure.run_length(point)
+    length = measure.run_length(point)
+    if point.planned_s is None and math.isfinite(rate := nominal_rps(point, cpus)):
+        length = point.model()["requests"] * len(point.scenario.steps) / rate
+    return START_S * first + rule.window * rule.slice_s + length
 
 
 class RestKind:
@@ -99,7 +104,7 @@ class RestKind:
                 # One start a repetition serves its points, the busiest load first (rest/starts.py).
                 ordered = sorted(points, key=lambda p: -nominal_rps(p, cpus))
                 tasks += [
-                    Task(self.name, manifest, point, cpus, repetition, _estimate(point, i == 0))
+                    Task(self.name, manifest, point, cpus, repetition, _estimate(point, cpus, i == 0))
                     for i, point in enumerate(ordered)
                 ]
         starts = Starts(start_settings(points))
