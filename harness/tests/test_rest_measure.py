@@ -92,8 +92,9 @@ def test_a_server_that_never_settles_is_flagged_unsteady(tmp_path):
     m = measured(task(drifting, 100, max_s=2), loadgen.Loadgen())
     assert m.measured and "unsteady" in m.flags
     assert m.payload.warmup["classification"] == "no steady state" and m.payload.warmup["steady_s"] is None
-    # Bounded: the engine ends it when another slice would end past max_s.
-    assert 2 - 0.4 <= m.payload.warmup["seconds"] <= 2 + 0.5
+    # Bounded: no batch of the warm-up starts past max_s (an ever slower server makes each one
+    # longer than the last, so the last may end later).
+    assert m.payload.warmup["slices"][-1]["seconds"] <= 2
 
 
 def test_the_cold_start_of_a_slow_starter_is_timed_within_a_tenth_of_a_second(tmp_path):
