@@ -3,12 +3,13 @@
 The engine runs the point's own load — the same steps, users or concurrency, think time and
 connection handling — and every `slice_s` seconds looks at the last slice: what completed in it,
 its successful throughput and its median latency. Once the last three slices agree — each one's
-throughput within ±5% of their mean, and its median latency within ±25% of their median or within
-2 ms of it — the measured window begins, with no pause for a closed model's users and, for an open
-schedule or a fixed count, once the warm-up's requests are answered (loadgen/README.md, "Warm-up
-until steady"). The warm-up is bounded by the profile's `max_s`; a point that is not steady by then
-is measured all the same and flagged `unsteady`. This module owns the rule's parameters (`Rule`,
-given to the engine as the scenario's `warmup`) and reads what the engine did.
+throughput within ±5% of their mean with no trend (the last within half that of the first), and
+its median latency within ±25% of their median or within 2 ms of it — the measured window
+begins, with no pause for a closed model's users and, for an open schedule or a fixed count, once
+the warm-up's requests are answered (loadgen/README.md, "Warm-up until steady"). The warm-up is
+bounded by the profile's `max_s`; a point that is not steady by then is measured all the same and
+flagged `unsteady`. This module owns the rule's parameters (`Rule`, given to the engine as the
+scenario's `warmup`) and reads what the engine did.
 
 Why these bands: a slice's median latency is mostly queueing when many connections open at once on
 one core, and runtimes without a JIT move ±20-40% around a few milliseconds from slice to slice
