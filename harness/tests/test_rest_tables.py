@@ -8,8 +8,8 @@ from arena.rest.result import HttpResult
 
 def blog(impl: str, rps: float, rep: int, flags=(), failed: str = "") -> Measurement:
     result = HttpResult(
-        metrics={"rps": rps, "p50_ms": 4.0, "error_ratio": 0.0}, histograms={}, series=[], server_cpu_s=1.0,
-        server_peak_rss_kb=2048, engine_cpu_s=0.1,
+        metrics={"rps": rps, "ok_rps": rps, "p50_ms": 4.0, "error_ratio": 0.0}, histograms={}, series=[],
+        server_cpu_s=1.0, server_peak_rss_kb=2048, engine_cpu_s=0.1, warmup={},
     )  # fmt: skip
     return Measurement(
         kind="http", impl=impl, experiment="blog-ab", point=json.dumps({"requests": 10000}), cpus=1, repetition=rep,
@@ -48,3 +48,18 @@ def test_pending_experiments_are_reported_as_skipped_and_markdown_is_a_table():
     assert "| impl | cpus | point | req/s |" in written
     assert "| go | 1 | requests=10000 | 490.0 |" in written
     assert "- skipped x: reason" in written
+
+
+def test_an_unsteady_repetition_is_left_out_and_its_warm_up_shown_slice_by_slice():
+    (scenario,) = scenarios.load(["blog-ab"])
+    climbing = blog("scala", 460, 2, ["unsteady"])
+    slices = [{"seconds": 2.0 * i, "ok_rps": r, "p50_ms": p, "p99_ms": 2000.0, "error_ratio": 0.0}
+              for i, (r, p) in enumerate([(321, 53.2), (376, 39.4), (429, 14.6)])]  # fmt: skip
+    climbing.payload.warmup.update(slices=slices, steady_at=None, classification="no steady state")
+    section = tables.section(scenario, [blog("scala", 430, 0), blog("scala", 432, 1), climbing])
+    assert shown(section)[0][3] == "431.0 ±12.7"  # the two steady repetitions only
+    assert "scala cpus=1: 1 of 3 repetition(s) never became steady" in " ".join(section.notes)
+    assert (
+        "scala rep 3 warm-up, a slice each: ok req/s 321, 376, 429; p50 ms 53.2, 39.4, 14.6; "
+        "measured after it anyway: 460.0 ok req/s" in section.notes
+    )

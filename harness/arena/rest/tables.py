@@ -93,6 +93,15 @@ def _warmup_note(impl: str, cpus: int, group: list[Measurement]) -> str:
     return f"{impl} cpus={cpus} warm-ups: {counts}"
 
 
+def _unsteady_series(impl: str, m: Measurement) -> str:
+    """The warm-up of a repetition that never became steady, slice by slice: where it was going."""
+    slices = (m.payload.warmup or {}).get("slices", [])
+    rates = ", ".join(f"{s['ok_rps']:.0f}" for s in slices)
+    p50s = ", ".join(f"{s['p50_ms']:.1f}" for s in slices)
+    return (f"{impl} rep {m.repetition + 1} warm-up, a slice each: ok req/s {rates}; p50 ms {p50s}; "
+            f"measured after it anyway: {m.payload.metrics['ok_rps']:.1f} ok req/s")  # fmt: skip
+
+
 def _label(point: dict) -> str:
     return " ".join(f"{k}={v}" for k, v in point.items())
 
@@ -117,6 +126,7 @@ def _our_rows(scenario: Scenario, measurements: list[Measurement], columns: list
         if unsteady:
             notes.append(f"{impl} cpus={cpus}: {len(unsteady)} of {len(group)} repetition(s) never became steady "
                          "within the warm-up's bound; they are not in the medians")  # fmt: skip
+            notes += [_unsteady_series(impl, m) for m in unsteady]
         if note := _warmup_note(impl, cpus, group):
             notes.append(note)
         for i, column in enumerate(columns):
