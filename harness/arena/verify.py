@@ -13,6 +13,7 @@ late past its bound is a warning while it stays within 1.5 times the bound, and 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import json
@@ -522,15 +523,22 @@ def suite(manifest: Manifest, cpus: int, console: Console, verbose: bool = False
 VERDICTS = RESULTS / "verified"
 
 
-def _fingerprint(manifest: Manifest, cpus: int) -> str:
-    """What a verdict depends on: the implementation's sources and build, its runtime's version,
-    the core budget, and the checks themselves (the harness and the contract in spec/)."""
-    digest = hashlib.sha256(f"{build.source_digest(manifest)} {runtime_version(manifest)} {cpus}".encode())
+@functools.cache
+def _checks_digest() -> str:
+    """The checks themselves: the harness and the contract in spec/ (read once a process)."""
+    digest = hashlib.sha256()
     for path in sorted([*(ROOT / "harness" / "arena").rglob("*.py"), *SPEC.rglob("*")]):
         if path.is_file():
             digest.update(str(path.relative_to(ROOT)).encode())
             digest.update(path.read_bytes())
     return digest.hexdigest()
+
+
+def _fingerprint(manifest: Manifest, cpus: int) -> str:
+    """What a verdict depends on: the implementation's sources and build, its runtime's version,
+    the core budget, and the checks."""
+    key = f"{build.source_digest(manifest)} {runtime_version(manifest)} {cpus} {_checks_digest()}"
+    return hashlib.sha256(key.encode()).hexdigest()
 
 
 def passed_before(manifest: Manifest, cpus: int, console: Console) -> Verdict:

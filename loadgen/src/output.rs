@@ -178,8 +178,9 @@ pub struct WarmupOut {
     pub slice_s: f64,
     /// Until the watcher decided: the switch.
     pub seconds: f64,
-    /// When the measurement window opened: `seconds` for a closed model, later by the drain of
-    /// the warm-up's requests for an open or fixed one.
+    /// When the measurement window opened: `seconds` for a closed model (no pause) and a fixed
+    /// count (its last batch has drained when the rule decides), later by the drain of the
+    /// warm-up's arrivals for an open one.
     pub measured_from_s: f64,
     /// The first slice of the agreeing window; null when `max_s` ended the warm-up.
     pub steady_at: Option<usize>,

@@ -76,6 +76,13 @@ class Point:
         """The profile's model with this point's keys, as the scenario file writes it."""
         return {**self.profile()["model"], **self.params}
 
+    def model_on(self, cpus: int) -> dict:
+        """The model on a core budget: `users_per_core` becomes `users`."""
+        model = self.model()
+        if "users_per_core" in model:
+            model["users"] = model.pop("users_per_core") * cpus
+        return model
+
     def settings(self) -> dict[str, str]:
         return dict(self.profile().get("settings", {}))
 
@@ -87,9 +94,7 @@ class Point:
         """The engine's scenario document (loadgen/README.md) for this point on a server, warm-up
         included (rest/steady.py); without a `max_duration_s` the engine's own bound applies."""
         profile = self.profile()
-        model = self.model()
-        if "users_per_core" in model:
-            model["users"] = model.pop("users_per_core") * cpus
+        model = self.model_on(cpus)
         keep_alive = model.pop("keep_alive", True)
         rows = model.pop("rows", "per_user")
         params = {key: str(value) for key, value in profile.get("params", {}).items()}

@@ -43,14 +43,12 @@ def nominal_rps(point: Point, cpus: int) -> float:
     """The requests a second the point's load asks for at most, to order a start's points: an open
     model's arrivals, a closed model's users' cycles, the blog's delayed workers (rest/ceiling.py);
     a fixed count with nothing to wait for, as fast as the server goes."""
-    model, steps = point.model(), len(point.scenario.steps)
+    model, steps = point.model_on(cpus), len(point.scenario.steps)
     if model["kind"] == "open":
         stages = model.get("stages")
         return (stages[0]["rate"] if stages else model["rate"]) * steps
     if model["kind"] == "closed":
-        users = model["users"] if "users" in model else model["users_per_core"] * cpus
-        wait_s = point.profile().get("ideal_wait_s", 0.0)
-        return ceiling.cycles_rps({**model, "users": users}, steps, wait_s)
+        return ceiling.cycles_rps(model, steps, point.profile().get("ideal_wait_s", 0.0))
     return ceiling.hello_delays_rps(point) if ceiling.kind_of(point) == "hello-delays" else float("inf")
 
 
