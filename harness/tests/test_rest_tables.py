@@ -60,6 +60,25 @@ def test_an_unsteady_repetition_is_left_out_and_its_warm_up_shown_slice_by_slice
     assert shown(section)[0][3] == "431.0 ±12.7"  # the two steady repetitions only
     assert "scala cpus=1: 1 of 3 repetition(s) never became steady" in " ".join(section.notes)
     assert (
-        "scala rep 3 warm-up, a slice each: ok req/s 321, 376, 429; p50 ms 53.2, 39.4, 14.6; "
-        "measured after it anyway: 460.0 ok req/s" in section.notes
+        "scala never steady, rep 3, a slice each: ok req/s 321, 376, 429; p50 ms 53.2, 39.4, 14.6; "
+        "then measured: 460.0 ok req/s" in section.notes
+    )
+
+
+def test_a_row_that_warmed_up_shows_its_longest_warm_up_with_the_steady_window_marked():
+    (scenario,) = scenarios.load(["blog-ab"])
+    # (ok_rps, p50_ms) per warm-up slice, and the slice where the steady window began
+    warm_ups = [([(400, 9.0), (470, 4.0), (472, 4.1)], 1), ([(478, 4.0), (480, 4.2)], 0), ([(475, 4.0)] * 2, 0)]
+    group = []
+    for rep, (series, at) in enumerate(warm_ups):
+        m = blog("java", series[-1][0] - 2, rep)
+        slices = [{"seconds": 2.0 * i, "ok_rps": r, "p50_ms": p, "p99_ms": 2000.0, "error_ratio": 0.0}
+                  for i, (r, p) in enumerate(series)]  # fmt: skip
+        m.payload.warmup.update(slices=slices, steady_at=at, seconds=2.0 * len(series),
+                                classification="warm-up" if at else "flat")  # fmt: skip
+        group.append(m)
+    notes = tables.section(scenario, group).notes
+    assert (
+        "java cpus=1 warm-ups: warm-up x1, flat x2; the longest, rep 1, a slice each: ok req/s 400 | 470, 472; "
+        "p50 ms 9.0 | 4.0, 4.1; then measured: 470.0 ok req/s" in notes
     )

@@ -2,9 +2,10 @@
 
 The engine runs the point's own load — the same steps, users or concurrency, think time and
 connection handling — and every `slice_s` seconds looks at the last slice: what completed in it,
-its successful throughput and its median latency. Once the last three slices agree — each one's
-throughput within ±5% of their mean with no trend (the last within half that of the first), and
-its median latency within ±25% of their median or within 2 ms of it — the measured window
+its successful throughput and its median latency. Once the last `window` slices agree (two in the
+quick profile, three in the paper one) — each one's throughput within ±5% of their mean with no
+trend (the last within half that of the first), and its median latency within ±25% of their median
+or within 2 ms of it — the measured window
 begins, with no pause for a closed model's users and, for an open schedule or a fixed count, once
 the warm-up's requests are answered (loadgen/README.md, "Warm-up until steady"). The warm-up is
 bounded by the profile's `max_s`; a point that is not steady by then is measured all the same and

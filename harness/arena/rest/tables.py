@@ -84,22 +84,34 @@ def steady(m: Measurement) -> bool:
 
 
 def _warmup_note(impl: str, cpus: int, group: list[Measurement]) -> str:
-    """How the repetitions warmed up, when any of them was not flat."""
-    classes = [(m.payload.warmup or {}).get("classification") for m in group if m.measured]
-    shown = [c for c in classes if c]
+    """How the repetitions warmed up, when any of them was not flat, with the longest one's series:
+    a row below its peers shows there whether its runtime was still climbing when measured."""
+    measured = [m for m in group if m.measured and (m.payload.warmup or {}).get("classification")]
+    shown = [m.payload.warmup["classification"] for m in measured]
     if all(c == "flat" for c in shown):
         return ""
     counts = ", ".join(f"{c} x{shown.count(c)}" for c in dict.fromkeys(shown))
-    return f"{impl} cpus={cpus} warm-ups: {counts}"
+    steadied = [m for m in measured if steady(m)]  # the unsteady ones have a note each
+    if not steadied:
+        return f"{impl} cpus={cpus} warm-ups: {counts}"
+    longest = max(steadied, key=lambda m: m.payload.warmup.get("seconds", 0.0))
+    return f"{impl} cpus={cpus} warm-ups: {counts}; the longest, {_series(longest)}"
 
 
-def _unsteady_series(impl: str, m: Measurement) -> str:
-    """The warm-up of a repetition that never became steady, slice by slice: where it was going."""
-    slices = (m.payload.warmup or {}).get("slices", [])
-    rates = ", ".join(f"{s['ok_rps']:.0f}" for s in slices)
-    p50s = ", ".join(f"{s['p50_ms']:.1f}" for s in slices)
-    return (f"{impl} rep {m.repetition + 1} warm-up, a slice each: ok req/s {rates}; p50 ms {p50s}; "
-            f"measured after it anyway: {m.payload.metrics['ok_rps']:.1f} ok req/s")  # fmt: skip
+def _series(m: Measurement) -> str:
+    """A repetition's warm-up slice by slice, '|' where its steady window began (if it did), and
+    what was measured after it."""
+    warmup = m.payload.warmup or {}
+    slices, at = warmup.get("slices", []), warmup.get("steady_at")
+
+    def values(key: str, digits: int) -> str:
+        shown = [f"{s[key]:.{digits}f}" for s in slices]
+        if at is None:
+            return ", ".join(shown)
+        return " | ".join([", ".join(shown[:at]), ", ".join(shown[at:])] if at else ["", ", ".join(shown)]).strip()
+
+    return (f"rep {m.repetition + 1}, a slice each: ok req/s {values('ok_rps', 0)}; p50 ms {values('p50_ms', 1)}; "
+            f"then measured: {m.payload.metrics['ok_rps']:.1f} ok req/s")  # fmt: skip
 
 
 def _label(point: dict) -> str:
@@ -126,7 +138,7 @@ def _our_rows(scenario: Scenario, measurements: list[Measurement], columns: list
         if unsteady:
             notes.append(f"{impl} cpus={cpus}: {len(unsteady)} of {len(group)} repetition(s) never became steady "
                          "within the warm-up's bound; they are not in the medians")  # fmt: skip
-            notes += [_unsteady_series(impl, m) for m in unsteady]
+            notes += [f"{impl} never steady, {_series(m)}" for m in unsteady]
         if note := _warmup_note(impl, cpus, group):
             notes.append(note)
         for i, column in enumerate(columns):
