@@ -10,6 +10,7 @@ use std::pin::{Pin, pin};
 use std::task::Poll;
 use std::time::Duration;
 
+use bytes::{Bytes, BytesMut};
 use http_body_util::BodyExt;
 use hyper::Request;
 use hyper::client::conn::http1;
@@ -18,15 +19,24 @@ use tokio::net::TcpStream;
 
 use crate::request::Body;
 
-/// Why a request failed without a response (`Status` is a response with an unexpected code).
+/// Why a request failed: without a response, or (`Status`, `Content`) with one that is wrong.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorKind {
     Connect = 0,
     Timeout = 1,
     Reset = 2,
+    /// A response with a status the step does not expect.
     Status = 3,
     Other = 4,
+    /// A response with an expected status whose JSON body lacks what the step expects of it.
+    Content = 5,
 }
+
+/// The number of `ErrorKind`s, for counts indexed by `kind as usize`.
+pub const ERROR_KINDS: usize = 6;
+
+/// A response: its status, and its body when the caller asked to keep it.
+pub type Answer = (u16, Option<Bytes>);
 
 pub struct Conn {
     tx: http1::SendRequest<Body>,
@@ -62,17 +72,22 @@ impl Conn {
         self.open && self.tx.is_ready()
     }
 
-    /// Sends one request, reads the whole response body, returns the status.
-    async fn exchange(&mut self, req: Request<Body>) -> Result<u16, ErrorKind> {
+    /// Sends one request, reads the whole response body, returns the status and, when asked
+    /// (`keep_body`), the body; otherwise the body is read and dropped frame by frame.
+    async fn exchange(&mut self, req: Request<Body>, keep_body: bool) -> Result<Answer, ErrorKind> {
         let Conn { tx, io, open } = self;
         let fut = async move {
             let resp = tx.send_request(req).await.map_err(classify)?;
             let status = resp.status().as_u16();
             let mut body = resp.into_body();
+            let mut kept = keep_body.then(BytesMut::new);
             while let Some(frame) = body.frame().await {
-                frame.map_err(classify)?;
+                let frame = frame.map_err(classify)?;
+                if let (Some(kept), Some(data)) = (kept.as_mut(), frame.data_ref()) {
+                    kept.extend_from_slice(data);
+                }
             }
-            Ok(status)
+            Ok((status, kept.map(BytesMut::freeze)))
         };
         let mut fut = pin!(fut);
         poll_fn(|cx| {
@@ -158,7 +173,11 @@ impl Session {
 
     /// One request within the timeout, connecting first if needed (the connect time is part of
     /// the request's latency, as for ab without -k).
-    pub async fn request(&mut self, req: Request<Body>) -> Result<u16, ErrorKind> {
+    pub async fn request(
+        &mut self,
+        req: Request<Body>,
+        keep_body: bool,
+    ) -> Result<Answer, ErrorKind> {
         let addr = self.addr;
         let slot = &mut self.conn;
         let work = async move {
@@ -173,7 +192,7 @@ impl Session {
             let Some(conn) = slot.as_mut() else {
                 return Err(ErrorKind::Other);
             };
-            conn.exchange(req).await
+            conn.exchange(req, keep_body).await
         };
         let result = match tokio::time::timeout(self.timeout, work).await {
             Ok(r) => r,

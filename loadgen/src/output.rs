@@ -8,7 +8,7 @@ use hdrhistogram::Histogram;
 use hdrhistogram::serialization::{Deserializer, Serializer, V2DeflateSerializer};
 use serde::{Deserialize, Serialize};
 
-use crate::http::ErrorKind;
+use crate::http::{ERROR_KINDS, ErrorKind};
 use crate::record::{SIGFIG, StepRec, new_hist};
 use crate::steady::Slice;
 
@@ -69,28 +69,31 @@ pub struct Errors {
     pub timeout: u64,
     pub reset: u64,
     pub status: u64,
+    pub content: u64,
     pub other: u64,
 }
 
 impl Errors {
     /// From counts indexed by `ErrorKind as usize`.
-    fn of(e: &[u64; 5]) -> Errors {
+    fn of(e: &[u64; ERROR_KINDS]) -> Errors {
         use ErrorKind as K;
         Errors {
             connect: e[K::Connect as usize],
             timeout: e[K::Timeout as usize],
             reset: e[K::Reset as usize],
             status: e[K::Status as usize],
+            content: e[K::Content as usize],
             other: e[K::Other as usize],
         }
     }
 
-    pub fn kinds(&self) -> [(&'static str, u64); 5] {
+    pub fn kinds(&self) -> [(&'static str, u64); ERROR_KINDS] {
         [
             ("connect", self.connect),
             ("timeout", self.timeout),
             ("reset", self.reset),
             ("status", self.status),
+            ("content", self.content),
             ("other", self.other),
         ]
     }
@@ -100,6 +103,7 @@ impl Errors {
         self.timeout += o.timeout;
         self.reset += o.reset;
         self.status += o.status;
+        self.content += o.content;
         self.other += o.other;
     }
 }

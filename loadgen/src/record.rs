@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
 
-use crate::http::ErrorKind;
+use crate::http::{ERROR_KINDS, ErrorKind};
 
 /// Significant digits of the latency histograms (0.1% value resolution).
 pub const SIGFIG: u8 = 3;
@@ -34,7 +34,7 @@ pub struct StepRec {
     pub count: u64,
     pub ok: u64,
     pub statuses: Box<[u64; 1000]>,
-    pub errors: [u64; 5],
+    pub errors: [u64; ERROR_KINDS],
     pub hist: Histogram<u64>,
 }
 
@@ -44,7 +44,7 @@ impl StepRec {
             count: 0,
             ok: 0,
             statuses: Box::new([0; 1000]),
-            errors: [0; 5],
+            errors: [0; ERROR_KINDS],
             hist: new_hist(SIGFIG),
         }
     }
@@ -200,7 +200,8 @@ pub struct Registry {
 pub enum Outcome {
     Response {
         status: u16,
-        ok: bool,
+        /// None for a success; `Status` or `Content` for a wrong answer.
+        error: Option<ErrorKind>,
         latency: Duration,
     },
     Failed(ErrorKind),
@@ -305,8 +306,8 @@ impl Registry {
         let Some(place) = self.place(at) else { return };
         self.with(|r| {
             let (ok, us) = match outcome {
-                Outcome::Response { ok, latency, .. } => (
-                    ok,
+                Outcome::Response { error, latency, .. } => (
+                    error.is_none(),
                     Some(latency.as_micros().min(u128::from(MAX_LATENCY_US)) as u64),
                 ),
                 Outcome::Failed(_) => (false, None),
@@ -316,12 +317,11 @@ impl Registry {
                     let s = &mut r.steps[step];
                     s.count += 1;
                     match outcome {
-                        Outcome::Response { status, ok, .. } => {
+                        Outcome::Response { status, error, .. } => {
                             s.statuses[usize::from(status).min(999)] += 1;
-                            if ok {
-                                s.ok += 1;
-                            } else {
-                                s.errors[ErrorKind::Status as usize] += 1;
+                            match error {
+                                None => s.ok += 1,
+                                Some(kind) => s.errors[kind as usize] += 1,
                             }
                         }
                         Outcome::Failed(kind) => s.errors[kind as usize] += 1,
@@ -423,7 +423,7 @@ mod tests {
                     for k in 0..100u64 {
                         let outcome = Outcome::Response {
                             status: if k % 10 == 0 { 500 } else { 200 },
-                            ok: k % 10 != 0,
+                            error: (k % 10 == 0).then_some(ErrorKind::Status),
                             latency: Duration::from_micros(t * 100 + k),
                         };
                         reg.request((k % 2) as usize, outcome, t0 + Duration::from_millis(1500));
@@ -484,7 +484,7 @@ mod tests {
 
     const OK: Outcome = Outcome::Response {
         status: 200,
-        ok: true,
+        error: None,
         latency: Duration::from_micros(5),
     };
 

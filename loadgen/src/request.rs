@@ -30,6 +30,8 @@ pub struct PreparedStep {
     body: Part<Bytes>,
     /// Indexed by status code: does it count as success?
     expect: Box<[bool; 1000]>,
+    /// Fields the JSON answer must hold, with their templates (`expect_json`).
+    expect_json: Vec<(String, Template)>,
 }
 
 /// Why a request could not be built: a template produced an invalid path or header value.
@@ -99,6 +101,12 @@ impl PreparedStep {
         for &s in &step.expect {
             expect[usize::from(s)] = true;
         }
+        let mut expect_json = Vec::new();
+        for (field, value) in &step.expect_json {
+            let t = Template::parse(value, columns)
+                .map_err(|e| ctx(format!("expect_json '{field}': {e}")))?;
+            expect_json.push((field.clone(), t));
+        }
         Ok(PreparedStep {
             name: step.name.clone(),
             method,
@@ -107,6 +115,7 @@ impl PreparedStep {
             dynamic_headers,
             body,
             expect,
+            expect_json,
         })
     }
 
@@ -116,6 +125,25 @@ impl PreparedStep {
         matches!(self.path, Part::Dynamic(_))
             || matches!(self.body, Part::Dynamic(_))
             || !self.dynamic_headers.is_empty()
+    }
+
+    /// Whether answers must be read whole, for `expect_json`.
+    pub fn checks_body(&self) -> bool {
+        !self.expect_json.is_empty()
+    }
+
+    /// Whether the answer's body is a JSON object holding every `expect_json` field as the string
+    /// its template gives for this iteration (always, without `expect_json`).
+    pub fn body_matches(&self, vars: &Vars<'_>, body: Option<&[u8]>) -> bool {
+        if self.expect_json.is_empty() {
+            return true;
+        }
+        let Some(Ok(serde_json::Value::Object(fields))) = body.map(serde_json::from_slice) else {
+            return false;
+        };
+        self.expect_json.iter().all(|(field, t)| {
+            fields.get(field).and_then(serde_json::Value::as_str) == Some(t.render(vars).as_str())
+        })
     }
 
     pub fn is_expected(&self, status: u16) -> bool {
@@ -185,7 +213,49 @@ mod tests {
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect::<BTreeMap<_, _>>(),
             expect: vec![200, 201],
+            expect_json: BTreeMap::new(),
         }
+    }
+
+    #[test]
+    fn expected_json_fields_on_a_table_of_answers() {
+        let target = parse_target("http://127.0.0.1:9999").unwrap();
+        let mut s = step("/record", None, &[]);
+        s.expect_json = [("value".to_string(), "v-{user}-{i}".to_string())].into();
+        let s = PreparedStep::compile(&s, &[], &target, true).unwrap();
+        let vars = Vars {
+            row: &[],
+            iteration: 7,
+            user: 2,
+        };
+        let cases: &[(&str, Option<&[u8]>, bool)] = &[
+            (
+                "the field as filled",
+                Some(br#"{"name":"a","value":"v-2-7"}"#),
+                true,
+            ),
+            (
+                "spacing and order are JSON's",
+                Some(br#"{ "value" : "v-2-7", "name": "a" }"#),
+                true,
+            ),
+            (
+                "another value (a lost update)",
+                Some(br#"{"name":"a","value":"v-2-6"}"#),
+                false,
+            ),
+            ("the field missing", Some(br#"{"name":"a"}"#), false),
+            ("not a string", Some(br#"{"value":7}"#), false),
+            ("not an object", Some(br#"["v-2-7"]"#), false),
+            ("not JSON", Some(b"v-2-7"), false),
+            ("no body kept", None, false),
+        ];
+        for (why, body, matches) in cases {
+            assert_eq!(s.body_matches(&vars, *body), *matches, "{why}");
+        }
+        assert!(s.checks_body());
+        let plain = PreparedStep::compile(&step("/", None, &[]), &[], &target, true).unwrap();
+        assert!(!plain.checks_body() && plain.body_matches(&vars, None));
     }
 
     #[test]

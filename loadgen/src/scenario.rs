@@ -213,6 +213,10 @@ pub struct Step {
     pub headers: BTreeMap<String, String>,
     #[serde(default = "default_expect")]
     pub expect: Vec<u16>,
+    /// Top-level fields of the JSON answer and the strings they must hold (templates, filled as
+    /// the request was): an answer with an expected status that differs is a `content` error.
+    #[serde(default)]
+    pub expect_json: BTreeMap<String, String>,
 }
 
 fn default_method() -> String {

@@ -200,12 +200,18 @@ pub async fn run_iteration(
         let sent = if idx == 0 { iter_start } else { end };
         let outcome = match step.build(&vars, scratch) {
             Ok(req) => {
-                let r = session.request(req).await;
+                let r = session.request(req, step.checks_body()).await;
                 end = Instant::now();
                 match r {
-                    Ok(status) => Outcome::Response {
+                    Ok((status, body)) => Outcome::Response {
                         status,
-                        ok: step.is_expected(status),
+                        error: if !step.is_expected(status) {
+                            Some(ErrorKind::Status)
+                        } else if !step.body_matches(&vars, body.as_deref()) {
+                            Some(ErrorKind::Content)
+                        } else {
+                            None
+                        },
                         latency: end.saturating_duration_since(sent),
                     },
                     Err(kind) => Outcome::Failed(kind),

@@ -43,6 +43,8 @@ struct Behavior {
     slow_until: Option<Instant>,
     /// Answer 1 ms × 2^(t / period) late, t from the given instant: a server never steady.
     doubling: Option<(Instant, Duration)>,
+    /// Answer `{"path": <the request's path>}` instead of `OK`.
+    echo_json: bool,
 }
 
 struct TestServer {
@@ -140,7 +142,7 @@ async fn serve(sock: TcpStream, b: Behavior, log: Arc<Mutex<Vec<(Instant, String
         if r.read_exact(&mut body).await.is_err() {
             return;
         }
-        log.lock().unwrap().push((Instant::now(), path));
+        log.lock().unwrap().push((Instant::now(), path.clone()));
         if b.hang_up {
             return;
         }
@@ -158,7 +160,15 @@ async fn serve(sock: TcpStream, b: Behavior, log: Arc<Mutex<Vec<(Instant, String
         }
         let status = if b.status == 0 { 200 } else { b.status };
         let conn = if close { "Connection: close\r\n" } else { "" };
-        let resp = format!("HTTP/1.1 {status} X\r\nContent-Length: 2\r\n{conn}\r\nOK");
+        let answer = if b.echo_json {
+            serde_json::json!({ "path": path }).to_string()
+        } else {
+            "OK".to_string()
+        };
+        let resp = format!(
+            "HTTP/1.1 {status} X\r\nContent-Length: {}\r\n{conn}\r\n{answer}",
+            answer.len()
+        );
         if r.get_mut().write_all(resp.as_bytes()).await.is_err() || close {
             return;
         }
@@ -754,6 +764,31 @@ async fn without_keep_alive_every_request_has_its_own_connection() {
     let d = run_json(&text).await;
     assert_eq!(d.requests.ok, 10);
     assert_eq!(srv.conns.load(Ordering::Relaxed), 10);
+}
+
+#[tokio::test]
+async fn an_answer_without_the_expected_json_is_a_content_error() {
+    let srv = TestServer::start(Behavior {
+        echo_json: true,
+        ..Default::default()
+    });
+    let with = |expected: &str| {
+        let mut v: serde_json::Value = serde_json::from_str(&scenario_at(
+            &srv.target(),
+            "/x/{i}",
+            serde_json::json!({"kind": "fixed", "requests": 4, "concurrency": 2}),
+            serde_json::json!({}),
+        ))
+        .unwrap();
+        v["steps"][0]["expect_json"] = serde_json::json!({ "path": expected });
+        v.to_string()
+    };
+    let d = run_json(&with("/x/{i}")).await;
+    assert_eq!((d.requests.ok, d.requests.errors.content), (4, 0));
+    let d = run_json(&with("/x/{user}-{i}")).await;
+    assert_eq!((d.requests.ok, d.requests.errors.content), (0, 4));
+    assert_eq!(d.requests.errors.status, 0, "the status was right");
+    assert_eq!(d.steps[0].statuses["200"], 4);
 }
 
 #[tokio::test]
