@@ -14,6 +14,7 @@ from arena import benchmark, catalog, cores, lifecycle, testsuite, verify
 from arena import build as builder
 from arena.catalog import Manifest
 from arena.console import Console
+from arena.database import Database, database
 from arena.errors import ArenaError, UsageError
 from arena.kind import Kind
 from arena.loadgen import Loadgen
@@ -126,8 +127,10 @@ def cmd_start(args: argparse.Namespace, console: Console) -> int:
     if not prepare(manifest, Toolchains(say=console.line), console).ok:
         return 1
     taken = cores.take(args.cpus)
-    with running(manifest, args.cpus, args.port, settings, taken) as server:
+    with database(args.db_url) as db, running(manifest, args.cpus, args.port, {"ARENA_DB_URL": db.url, **settings},
+                                              taken) as server:  # fmt: skip
         console.line(f"{manifest.name} serves http://127.0.0.1:{args.port}/ on core(s) {taken}; log {server.log}")
+        console.line(f"/record uses {db.described}")
         console.line("Ctrl-C stops it.")
         while server.alive():
             time.sleep(0.5)
@@ -140,21 +143,32 @@ def cmd_verify(args: argparse.Namespace, console: Console) -> int:
     budgets = cores.verified_budgets(args.cpus)
     toolchains = Toolchains(say=console.line)
     rows, all_ok = [], True
-    for manifest in catalog.rows(args.impl, catalog.load, console.warn):
-        prepared = prepare(manifest, toolchains, console)
-        for cpus in budgets:
-            if not prepared.ok:
-                rows.append(Row([Cell(manifest.name), Cell(str(cpus)), Cell("unavailable"), Cell(prepared.reason)]))
-                all_ok = False
-                continue
-            verdict = verify.suite(manifest, cpus, console, verbose=True)
-            all_ok &= verdict.status != "failed"
-            shown = {"passed": "pass", "failed": "FAIL", "skipped": "skipped"}[verdict.status]
-            rows.append(Row([Cell(manifest.name), Cell(str(cpus)), Cell(shown), Cell(verdict.detail)]))
+    manifests = catalog.rows(args.impl, catalog.load, console.warn)
+    with database(args.db_url) as db:
+        console.line(f"/record checks use {db.described}")
+        for manifest in manifests:
+            rows += _verified(manifest, budgets, toolchains, db, console)
+    all_ok = all(row.cells[2].text in ("pass", "skipped") for row in rows)
     console.line()
     columns = [Column("impl"), Column("cpus", numeric=True), Column("conformance"), Column("detail")]
     console.table(Table(columns, rows, flags=False))
     return 0 if all_ok else 1
+
+
+def _verified(
+    manifest: Manifest, budgets: list[int], toolchains: Toolchains, db: Database, console: Console
+) -> list[Row]:
+    """One implementation's conformance rows, a core budget each."""
+    prepared = prepare(manifest, toolchains, console)
+    rows = []
+    for cpus in budgets:
+        if not prepared.ok:
+            rows.append(Row([Cell(manifest.name), Cell(str(cpus)), Cell("unavailable"), Cell(prepared.reason)]))
+            continue
+        verdict = verify.suite(manifest, cpus, db, console, verbose=True)
+        shown = {"passed": "pass", "failed": "FAIL", "skipped": "skipped"}[verdict.status]
+        rows.append(Row([Cell(manifest.name), Cell(str(cpus)), Cell(shown), Cell(verdict.detail)]))
+    return rows
 
 
 def cmd_run(args: argparse.Namespace, console: Console) -> int:
@@ -175,6 +189,12 @@ def cmd_bench_engine(args: argparse.Namespace, console: Console) -> int:
 
 def cmd_test(args: argparse.Namespace, console: Console) -> int:
     return testsuite.run(args.impl, Loadgen(), console)
+
+
+DB_URL = {
+    "metavar": "URL",
+    "help": "your PostgreSQL for /record (default: ARENA_DB_URL, else a throw-away one the harness starts)",
+}
 
 
 def parser() -> argparse.ArgumentParser:
@@ -203,11 +223,13 @@ def parser() -> argparse.ArgumentParser:
         metavar="ARENA_NAME=VALUE",
         help="a contract setting, e.g. --set ARENA_BCRYPT_COST=4 (repeatable)",
     )
+    s.add_argument("--db-url", **DB_URL)
     s.set_defaults(func=cmd_start)
 
     s = sub.add_parser("verify", parents=[tables], help="conformance checks on live servers")
     s.add_argument("impl", nargs="*")
     s.add_argument("--cpus", help="core budgets, e.g. 1 or 1,2 (default: 1,2)")
+    s.add_argument("--db-url", **DB_URL)
     s.set_defaults(func=cmd_verify)
 
     runs = argparse.ArgumentParser(add_help=False, parents=[tables])
@@ -225,6 +247,7 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--impl", nargs="*", default=[], help="implementations (default: all available)")
     s.add_argument("--scenario", nargs="*", default=[], help="experiments of spec/scenarios/ (default: all)")
     s.add_argument("--cpus", help="core budgets, e.g. 1 or 1,2 (default: 1, 2, 4, … leaving a core for the engine)")
+    s.add_argument("--db-url", **DB_URL)
     s.set_defaults(func=cmd_run)
 
     s = sub.add_parser("micro", parents=[runs], help="the actor and process micro-benchmarks of spec/micro.md")

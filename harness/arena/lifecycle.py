@@ -28,17 +28,20 @@ def run(kind: Kind, options: argparse.Namespace, console: Console) -> int:
         console.line(f"arena {kind.command}: {kind.headline(plan)}")
         # A new run is recorded once it is prepared: one whose preparation fails leaves nothing behind.
         batch = kind.prepare(plan, store.measurements(resumed.id) if resumed else [], console)
-        current = resumed or _start(store, kind, plan)
-        console.line(f"\nrun {current.name}, in {store.path}: Ctrl-C keeps what is finished, --resume continues")
-        try:
-            _measure(batch, kind, store, current, console)
-        except KeyboardInterrupt:
-            kept = len(store.done_keys(current.id))
-            console.line(
-                f"\ninterrupted: {kept} measurement(s) of run {current.name} are stored; "
-                f"continue with ./arena {kind.command} --resume {current.name}"
-            )
-            return 130
+        try:  # what the batch started (a server, a database) is stopped however measuring ends
+            current = resumed or _start(store, kind, plan)
+            console.line(f"\nrun {current.name}, in {store.path}: Ctrl-C keeps what is finished, --resume continues")
+            try:
+                _measure(batch, kind, store, current, console)
+            except KeyboardInterrupt:
+                kept = len(store.done_keys(current.id))
+                console.line(
+                    f"\ninterrupted: {kept} measurement(s) of run {current.name} are stored; "
+                    f"continue with ./arena {kind.command} --resume {current.name}"
+                )
+                return 130
+        finally:
+            batch.close()
         store.finish_run(current.id)
         write_summary(kind, store, current, console)
         return 0
@@ -71,15 +74,12 @@ def _measure(batch: Batch, kind: Kind, store: Store, current: Run, console: Cons
         store.add_note(current.id, line)
     done = store.done_keys(current.id)
     todo = [task for task in batch.tasks if task.key not in done]
-    try:
-        with console.progress(todo, stored=len(batch.tasks) - len(todo)) as loop:
-            for task in todo:
-                loop.start(task)
-                measurement = batch.measure(task, loop.phase)
-                store.add(current.id, measurement)
-                loop.finish(task, kind.outcome(measurement))
-    finally:
-        batch.close()
+    with console.progress(todo, stored=len(batch.tasks) - len(todo)) as loop:
+        for task in todo:
+            loop.start(task)
+            measurement = batch.measure(task, loop.phase)
+            store.add(current.id, measurement)
+            loop.finish(task, kind.outcome(measurement))
 
 
 def write_summary(kind: Kind, store: Store, current: Run, console: Console) -> None:

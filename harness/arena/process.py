@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 import psutil
 
@@ -112,7 +113,9 @@ class Server:
         stamp = time.strftime("%Y%m%d-%H%M%S")
         self.log = RESULTS / "logs" / f"{self.manifest.name}-cpus{self.cpus}-{stamp}-{self.port}.log"
         self.log.parent.mkdir(parents=True, exist_ok=True)
-        env = {**os.environ, **self.manifest.env(self.cpus), **contract_env(self.port, self.cpus, self.settings)}
+        # Every ARENA_* setting is the harness's to give: none leaks in from the caller's environment.
+        inherited = {key: value for key, value in os.environ.items() if not key.startswith("ARENA_")}
+        env = {**inherited, **self.manifest.env(self.cpus), **contract_env(self.port, self.cpus, self.settings)}
         command = ["taskset", "--cpu-list", cpu_list(self.cores), *self.manifest.command(self.cpus)]
         with self.log.open("w") as out:
             out.write(f"$ {' '.join(command)}\n")
@@ -176,6 +179,12 @@ class Server:
         stop_tree(self.process)
 
 
+class Processes(Protocol):
+    """Something whose processes can be sampled: a server, or the database (arena/database.py)."""
+
+    def tree(self) -> list[psutil.Process]: ...
+
+
 class Sampler:
     """Samples a server's whole process tree: CPU seconds used and peak resident memory, over the
     whole block (`cpu_s`, `peak_rss_kb`) or over a part of it (`window`), from samples every
@@ -185,7 +194,7 @@ class Sampler:
     is not forgotten; one that lives shorter than the sampling interval is missed.
     """
 
-    def __init__(self, server: Server, interval: float = 0.1) -> None:
+    def __init__(self, server: Processes, interval: float = 0.1) -> None:
         self.server = server
         self.interval = interval
         self.samples: list[tuple[float, float, int]] = []  # (unix time, CPU seconds so far, RSS KiB)

@@ -6,6 +6,7 @@ Every step is reported as passed, failed or skipped (with the reason); the last 
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -17,6 +18,7 @@ from arena.build import tail
 from arena.catalog import RESULTS, ROOT, Manifest
 from arena.checks import verdict
 from arena.console import Console, indent
+from arena.database import Database, database
 from arena.engine import EngineError
 from arena.loadgen import LOADGEN, Loadgen
 from arena.micro import conformance as micro_conformance
@@ -42,12 +44,14 @@ def last_summary(log: Path) -> str:
     return (counted or lines or ["no output"])[-1]
 
 
-def command_step(name: str, command: list[str], cwd: Path, log_name: str, console: Console) -> Step:
+def command_step(
+    name: str, command: list[str], cwd: Path, log_name: str, console: Console, env: dict[str, str] | None = None
+) -> Step:
     """Runs a test command with its output in a log; shows its last line, or its tail on failure."""
     log = RESULTS / "logs" / f"test-{log_name}.log"
     log.parent.mkdir(parents=True, exist_ok=True)
     with console.working(f"  {name}"):
-        ok, detail = _run(command, cwd, log)
+        ok, detail = _run(command, cwd, log, {**os.environ, **(env or {})})
     if ok:
         summary = last_summary(log)
         console.line(f"  {name}: passed ({summary})")
@@ -56,11 +60,11 @@ def command_step(name: str, command: list[str], cwd: Path, log_name: str, consol
     return Step(name, "failed", detail)
 
 
-def _run(command: list[str], cwd: Path, log: Path) -> tuple[bool, str]:
+def _run(command: list[str], cwd: Path, log: Path, env: dict[str, str]) -> tuple[bool, str]:
     try:
         with log.open("w") as out:
             done = subprocess.run(
-                command, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, timeout=STEP_TIMEOUT, check=False
+                command, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT, timeout=STEP_TIMEOUT, check=False
             )
         ok = done.returncode == 0
         detail = f"exit status {done.returncode}"
@@ -101,18 +105,19 @@ def built(manifest: Manifest, name: str, toolchains: Toolchains, console: Consol
     return Step(f"{name}: build", "skipped" if prepared.unavailable else "failed", prepared.reason)
 
 
-def server_steps(manifest: Manifest, toolchains: Toolchains, console: Console) -> list[Step]:
-    """A REST implementation: built, its own tests, and conformance with each core budget."""
+def server_steps(manifest: Manifest, toolchains: Toolchains, db: Database, console: Console) -> list[Step]:
+    """A REST implementation: built, its own tests (given the database in ARENA_DB_URL, for their
+    /record tests), and conformance with each core budget."""
     console.line(f"\n{manifest.name}", style="bold")
     if failed := built(manifest, manifest.name, toolchains, console):
         return [failed]
     steps = []
     if manifest.test_command:
-        steps.append(
-            command_step(f"{manifest.name}: own tests", manifest.test_command, manifest.folder, manifest.name, console)
-        )
+        own = command_step(f"{manifest.name}: own tests", manifest.test_command, manifest.folder, manifest.name,
+                           console, env={"ARENA_DB_URL": db.url})  # fmt: skip
+        steps.append(own)
     for cpus in cores.verified_budgets(None):
-        found = verify.suite(manifest, cpus, console)
+        found = verify.suite(manifest, cpus, db, console)
         steps.append(Step(f"{manifest.name}: conformance --cpus {cpus}", found.status, found.detail))
     return steps
 
@@ -163,8 +168,11 @@ def run(names: list[str], engine: Loadgen, console: Console) -> int:
             console,
         ),
     ]
-    for manifest in servers:
-        steps += server_steps(manifest, toolchains, console)
+    if servers:
+        with database() as db:
+            console.line(f"\n/record uses {db.described}")
+            for manifest in servers:
+                steps += server_steps(manifest, toolchains, db, console)
     for manifest in micro:
         steps += micro_steps(manifest, toolchains, console)
 

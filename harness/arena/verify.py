@@ -22,13 +22,15 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from arena import build, cores, reference
+from arena import build, cores, record_checks, reference
 from arena.catalog import RESULTS, ROOT, SPEC, Manifest
 from arena.checks import CheckResult, Problem, Severity, verdict
 from arena.client import Client, Reply
 from arena.console import Console
+from arena.database import Database, DatabaseError
+from arena.expect import Context, mismatch
 from arena.process import Server, ServerError, free_port, running
 from arena.toolchain import runtime_version
 
@@ -39,7 +41,6 @@ LONGPOLL_CLIENTS = 50
 SORT_N = 300
 BCRYPT_SAMPLES = 5
 COST_RATIO = 30
-LATE = 1.5  # a time late past its bound by up to this factor is a warning; beyond, a failure
 
 MAIN_SETTINGS = {
     "ARENA_BCRYPT_COST": "4",
@@ -49,59 +50,8 @@ MAIN_SETTINGS = {
     "ARENA_SORT_N": str(SORT_N),
 }
 COSTLY_SETTINGS = {**MAIN_SETTINGS, "ARENA_BCRYPT_COST": "12"}
-# One setting out of its range and one that is not an integer: each must stop the server at start.
-MALFORMED_SETTINGS = [("ARENA_BCRYPT_COST", "3"), ("ARENA_SORT_N", "abc")]
-
-
-def mismatch(request: str, expected: str, got: str) -> str:
-    return f"request:  {request}\n  expected: {expected}\n  got:      {got}"
-
-
-@dataclass
-class Context:
-    """What the checks share: the client, the contract's data, what was measured, and the problems
-    the check that runs now has found so far."""
-
-    client: Client
-    hello: bytes
-    measured: dict[str, float] = field(default_factory=dict)
-    problems: list[Problem] = field(default_factory=list)
-
-    def fail(self, request: str, expected: str, got: str) -> None:
-        self.problems.append(Problem(Severity.FAIL, mismatch(request, expected, got)))
-
-    def late(self, request: str, bound_s: float, took_s: float, what: str) -> None:
-        """`took_s` is past `bound_s`: a warning within LATE times the bound, else a failure."""
-        severity = Severity.WARN if took_s <= LATE * bound_s else Severity.FAIL
-        expected = f"{what} within {bound_s:.2f} s"
-        self.problems.append(Problem(severity, mismatch(request, expected, f"{took_s:.2f} s")))
-
-    def expect(self, reply: Reply, status: int, body: bytes | None = None, content_type: str | None = None) -> Reply:
-        """Records what is wrong with `reply`, if anything, and returns it."""
-        request = f"{reply.method} {reply.path}"
-        wanted = f"{status}" + (f" {body[:120]!r}" if body is not None else "")
-        if content_type:
-            wanted += f" [{content_type}]"
-        if (
-            reply.status != status
-            or (body is not None and reply.body != body)
-            or (content_type and not reply.content_type.startswith(content_type))
-        ):
-            self.fail(request, wanted, reply.brief())
-        elif status >= 400 and not reply.body.strip():
-            self.fail(request, f"{status} with a short message", f"{status} with an empty body")
-        return reply
-
-    def expect_json(self, reply: Reply, value: object) -> None:
-        if self.expect(reply, 200, content_type="application/json").status != 200:
-            return
-        try:
-            got = reply.json()
-        except ValueError:
-            self.fail(f"{reply.method} {reply.path}", "a JSON body", reply.brief())
-            return
-        if got != value:
-            self.fail(f"{reply.method} {reply.path}", json.dumps(value)[:200], reply.brief())
+# Settings out of their range and one that is not an integer: each must stop the server at start.
+MALFORMED_SETTINGS = [("ARENA_BCRYPT_COST", "3"), ("ARENA_SORT_N", "abc"), ("ARENA_DB_POOL", "0")]
 
 
 # --- the checks on the main server -------------------------------------------------------------
@@ -391,6 +341,13 @@ MAIN_CHECKS: list[tuple[str, Check]] = [
     ("unknown paths 404, wrong methods 405", check_routing),
     ("bcrypt cost 4: verify timed", check_bcrypt_cost4),
     ("malformed burst: 4xx or closed, then still serving", check_malformed_burst),
+    ("/record: create, read, update, delete; 409 and 404", record_checks.check_record_crud),
+    ("/record: bad names, bodies and values give 400, 413, 405", record_checks.check_record_errors),
+    ("/record: injected SQL is data", record_checks.check_record_injection),
+    ("/record: one SQL statement a request (pg_stat_statements)", record_checks.check_record_statements),
+    (f"/record: at most ARENA_DB_POOL={record_checks.POOL} connections in total", record_checks.check_record_pool),
+    ("/record: concurrent creates of one name, one 201", record_checks.check_record_race),
+    ("/record: 503 while the database is down, serving again after", record_checks.check_record_outage),
 ]
 
 
@@ -424,6 +381,7 @@ def check_bcrypt_cost12(ctx: Context) -> str:
 
 COSTLY_CHECKS: list[tuple[str, Check]] = [
     (f"bcrypt honours its cost (cost 12 >= {COST_RATIO}x cost 4; unknown users hashed too)", check_bcrypt_cost12),
+    ("/record with no ARENA_DB_URL: 503, the rest serves", record_checks.check_record_without_database),
 ]
 
 
@@ -437,14 +395,17 @@ def _run_checks(
     for name, check in checks:
         started, ctx.problems = time.monotonic(), []
         note = ""
+        ctx.skipped = ""
         try:
             note = check(ctx) or ""
         except (OSError, ValueError) as err:
             said = f"the server did not answer properly: {type(err).__name__}: {err}"
             ctx.problems.append(Problem(Severity.FAIL, said))
+        except DatabaseError as err:
+            ctx.problems.append(Problem(Severity.FAIL, str(err)))
         if not alive():
             ctx.problems.append(Problem(Severity.FAIL, "the server process exited during this check"))
-        result = CheckResult(name, time.monotonic() - started, ctx.problems, note)
+        result = CheckResult(name, time.monotonic() - started, ctx.problems, note, ctx.skipped)
         results.append(result)
         report(result)
     return results
@@ -479,12 +440,14 @@ def check_malformed_setting(manifest: Manifest, cores: list[int], name: str, val
 def conformance(
     manifest: Manifest,
     cores: list[int],
+    db: Database,
     report: Callable[[CheckResult], None],
 ) -> list[CheckResult]:
-    """Every check of the contract on `manifest` with the given core budget."""
-    ctx = Context(client=Client(0), hello=(SPEC / "data" / "hello.html").read_bytes())
+    """Every check of the contract on `manifest` with the given core budget, `/record` on `db`."""
+    ctx = Context(client=Client(0), hello=(SPEC / "data" / "hello.html").read_bytes(), db=db)
     results: list[CheckResult] = []
-    for settings, checks in ((MAIN_SETTINGS, MAIN_CHECKS), (COSTLY_SETTINGS, COSTLY_CHECKS)):
+    with_db = {**MAIN_SETTINGS, "ARENA_DB_URL": db.url, "ARENA_DB_POOL": str(record_checks.POOL)}
+    for settings, checks in ((with_db, MAIN_CHECKS), (COSTLY_SETTINGS, COSTLY_CHECKS)):
         started = time.monotonic()
         try:
             with running(manifest, len(cores), free_port(), settings, cores) as server:
@@ -507,14 +470,14 @@ class Verdict:
     detail: str
 
 
-def suite(manifest: Manifest, cpus: int, console: Console, verbose: bool = False) -> Verdict:
+def suite(manifest: Manifest, cpus: int, db: Database, console: Console, verbose: bool = False) -> Verdict:
     """The conformance suite on `manifest` with `cpus` cores: every check when verbose, else those
     with problems, then one line."""
     if manifest.cpus_for(cpus) != cpus:
         return Verdict("skipped", f"{manifest.name} uses at most {manifest.max_cpus} core(s)")
     started = time.monotonic()
     with console.working(f"  verify {manifest.name} --cpus {cpus}"):
-        results = conformance(manifest, cores.take(cpus), lambda result: console.check(result, verbose))
+        results = conformance(manifest, cores.take(cpus), db, lambda result: console.check(result, verbose))
     line = verdict(results)
     console.line(f"  verify {manifest.name} --cpus {cpus}: {line} ({time.monotonic() - started:.0f} s)")
     return Verdict("passed" if all(r.ok for r in results) else "failed", line)
@@ -541,7 +504,7 @@ def _fingerprint(manifest: Manifest, cpus: int) -> str:
     return hashlib.sha256(key.encode()).hexdigest()
 
 
-def passed_before(manifest: Manifest, cpus: int, console: Console) -> Verdict:
+def passed_before(manifest: Manifest, cpus: int, db: Database, console: Console) -> Verdict:
     """The conformance suite, unless it passed on this very build, runtime, budget and checks,
     when its verdict stands (`arena verify` and `arena test` always run it)."""
     stamp = VERDICTS / f"{manifest.name}-cpus{cpus}.json"
@@ -554,7 +517,7 @@ def passed_before(manifest: Manifest, cpus: int, console: Console) -> Verdict:
         console.line(f"  verify {manifest.name} --cpus {cpus}: {earlier['detail']} on {earlier['when']}, "
                      "for this build, runtime and checks (arena verify runs it again)")  # fmt: skip
         return Verdict("passed", earlier["detail"])
-    found = suite(manifest, cpus, console)
+    found = suite(manifest, cpus, db, console)
     if found.status == "passed":
         stamp.parent.mkdir(parents=True, exist_ok=True)
         when = time.strftime("%Y-%m-%d %H:%M")

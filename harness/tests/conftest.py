@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import sys
 import tempfile
 import textwrap
@@ -13,6 +15,9 @@ import pytest
 os.environ["ARENA_RESULTS"] = tempfile.mkdtemp(prefix="arena-test-results-")
 
 from arena import catalog
+
+atexit.register(shutil.rmtree, os.environ["ARENA_RESULTS"], ignore_errors=True)
+os.chmod(os.environ["ARENA_RESULTS"], 0o755)  # the postgres user runs the tests' database clusters in it
 
 FAKE_SERVER = textwrap.dedent(
     """

@@ -11,11 +11,12 @@ def test_every_experiment_of_the_design_is_there_with_both_profiles():
     loaded = {s.id: s for s in scenarios.load()}
     assert set(loaded) == {
         "thesis-password", "thesis-userinfo", "thesis-longpoll", "blog-ab", "honours-long", "honours-basic",
+        "records-crud",
     }  # fmt: skip
     for scenario in loaded.values():
         assert {"quick", "paper"} <= set(scenario.profiles)
-    assert loaded["honours-basic"].pending
-    assert not any(s.pending for k, s in loaded.items() if k != "honours-basic")
+    assert not any(s.pending for s in loaded.values())
+    assert {k for k, s in loaded.items() if s.database} == {"honours-basic", "records-crud"}
 
 
 def test_users_per_core_scales_with_the_budget():

@@ -1,3 +1,4 @@
+import dataclasses
 import json
 
 from arena.measurement import Measurement, Outcome
@@ -42,9 +43,10 @@ def test_noisy_and_failed_points_are_flagged_with_the_reason():
 
 def test_pending_experiments_are_reported_as_skipped_and_markdown_is_a_table():
     chosen = scenarios.load(["blog-ab", "honours-basic"])
-    report = tables.report("Run", chosen, [blog("go", 490, 0)], ["skipped x: reason"])
+    pending = dataclasses.replace(chosen[1], pending="needs a later issue")
+    report = tables.report("Run", [chosen[0], pending], [blog("go", 490, 0)], ["skipped x: reason"])
     written = markdown.report(report)
-    assert "Skipped: needs /record" in written
+    assert "Skipped: needs a later issue" in written
     assert "| impl | cpus | point | req/s |" in written
     assert "| go | 1 | requests=10000 | 490.0 |" in written
     assert "- skipped x: reason" in written

@@ -85,20 +85,20 @@ def test_object_of_size_is_exact_json():
 def test_a_passed_suite_stands_until_the_build_runtime_budget_or_checks_change(fake, monkeypatch):
     runs = []
 
-    def suite(manifest, cpus, console, verbose=False):
+    def suite(manifest, cpus, db, console, verbose=False):
         runs.append(cpus)
         return verify.Verdict(outcome[0], "17/17 checks passed")
 
     monkeypatch.setattr(verify, "suite", suite)
     console = Console()
     outcome = ["passed"]
-    assert verify.passed_before(fake, 1, console).status == "passed"
-    assert verify.passed_before(fake, 1, console).status == "passed"
+    assert verify.passed_before(fake, 1, None, console).status == "passed"
+    assert verify.passed_before(fake, 1, None, console).status == "passed"
     assert runs == [1]  # the second stood on the first
-    assert verify.passed_before(fake, 2, console).status == "passed" and runs == [1, 2]  # another budget
+    assert verify.passed_before(fake, 2, None, console).status == "passed" and runs == [1, 2]  # another budget
     (fake.folder / "server.py").write_text((fake.folder / "server.py").read_text() + "\n# changed\n")
-    assert verify.passed_before(fake, 1, console).status == "passed" and runs == [1, 2, 1]  # other sources
+    assert verify.passed_before(fake, 1, None, console).status == "passed" and runs == [1, 2, 1]  # other sources
     outcome[0] = "failed"
     (fake.folder / "server.py").write_text((fake.folder / "server.py").read_text() + "\n# again\n")
-    assert verify.passed_before(fake, 1, console).status == "failed"
-    assert verify.passed_before(fake, 1, console).status == "failed" and runs == [1, 2, 1, 1, 1]  # never kept
+    assert verify.passed_before(fake, 1, None, console).status == "failed"
+    assert verify.passed_before(fake, 1, None, console).status == "failed" and runs == [1, 2, 1, 1, 1]  # never kept

@@ -23,6 +23,8 @@ type config struct {
 	HelloEvery uint64
 	SortN      int
 	DataDir    string
+	DBURL      string // empty when unset: /record answers 503
+	DBPool     int
 }
 
 // envReader keeps the first error so loadConfig reads like a table.
@@ -82,6 +84,8 @@ func loadConfig(lookup func(string) (string, bool)) (config, error) {
 		HelloEvery: uint64(r.int("ARENA_HELLO_DELAY_EVERY", 10, 1, math.MaxInt)),
 		SortN:      r.int("ARENA_SORT_N", 50000, 1, maxSortN),
 		DataDir:    r.str("ARENA_DATA_DIR", "../../spec/data"),
+		DBURL:      r.str("ARENA_DB_URL", ""),
+		DBPool:     r.int("ARENA_DB_POOL", 8, 1, 1000),
 	}
 	return c, r.err
 }

@@ -6,6 +6,8 @@ import (
 	"path"
 	"sync/atomic"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // app is the whole server state; every handler is a method on it so tests
@@ -16,10 +18,11 @@ type app struct {
 	helloCount atomic.Uint64 // /hello requests so far, over all goroutines
 	passwords  store[[]byte] // username → bcrypt hash
 	users      store[[]byte] // username → raw JSON object
+	db         *pgxpool.Pool // the records' database; nil when ARENA_DB_URL is unset
 }
 
-func newApp(cfg config, helloPage []byte) *app {
-	return &app{cfg: cfg, helloPage: helloPage}
+func newApp(cfg config, helloPage []byte, db *pgxpool.Pool) *app {
+	return &app{cfg: cfg, helloPage: helloPage, db: db}
 }
 
 // routes uses method-and-path patterns, so ServeMux itself answers 404 for
@@ -35,6 +38,10 @@ func (a *app) routes() http.Handler {
 	mux.HandleFunc("GET /user/get/{username}", a.getUser)
 	mux.HandleFunc("GET /longPoll", a.longPoll)
 	mux.HandleFunc("GET /long-operation", a.longOperation)
+	mux.HandleFunc("PUT /record", a.recordHandler(insertRecord))
+	mux.HandleFunc("GET /record", a.recordHandler(selectRecord))
+	mux.HandleFunc("POST /record", a.recordHandler(updateRecord))
+	mux.HandleFunc("DELETE /record", a.recordHandler(deleteRecord))
 	return canonicalOnly(mux)
 }
 

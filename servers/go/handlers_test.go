@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"golang.org/x/crypto/bcrypt"
 )
 
@@ -35,7 +36,14 @@ func testServer(t *testing.T, tweak func(*config)) (*app, *httptest.Server) {
 	if tweak != nil {
 		tweak(&cfg)
 	}
-	a := newApp(cfg, helloPage)
+	var db *pgxpool.Pool
+	if cfg.DBURL != "" {
+		if db, err = openDB(cfg.DBURL, cfg.DBPool); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(db.Close)
+	}
+	a := newApp(cfg, helloPage, db)
 	ts := httptest.NewServer(a.routes())
 	t.Cleanup(ts.Close)
 	return a, ts
@@ -94,6 +102,7 @@ func TestRootAndRouting(t *testing.T) {
 	for _, mp := range [][2]string{
 		{"POST", "/"}, {"DELETE", "/hello"}, {"GET", "/password/set/u"}, {"PUT", "/password/verify/u"},
 		{"GET", "/user/set/u"}, {"POST", "/user/get/u"}, {"POST", "/longPoll"}, {"POST", "/long-operation"},
+		{"PATCH", "/record"},
 	} {
 		expect(t, do(t, ts, mp[0], mp[1], ""), 405, "text/plain")
 	}

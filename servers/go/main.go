@@ -17,6 +17,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 func main() {
@@ -38,9 +40,18 @@ func run(cfg config) error {
 		return err
 	}
 
+	// One process: the whole ARENA_DB_POOL is its pool.
+	var db *pgxpool.Pool
+	if cfg.DBURL != "" {
+		if db, err = openDB(cfg.DBURL, cfg.DBPool); err != nil {
+			return fmt.Errorf("ARENA_DB_URL: %w", err)
+		}
+		defer db.Close()
+	}
+
 	srv := &http.Server{
 		Addr:    net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port)),
-		Handler: newApp(cfg, page).routes(),
+		Handler: newApp(cfg, page, db).routes(),
 		// Slow or silent clients must not pin a connection forever. There is
 		// no WriteTimeout: /longPoll and /long-operation are long on purpose.
 		ReadHeaderTimeout: 10 * time.Second,
@@ -51,9 +62,9 @@ func run(cfg config) error {
 	if err != nil {
 		return err
 	}
-	log.Printf("go server on http://%s: GOMAXPROCS=%d cpus=%d bcrypt_cost=%d longpoll=%s hello_delay=%s every %d sort_n=%d data=%s",
+	log.Printf("go server on http://%s: GOMAXPROCS=%d cpus=%d bcrypt_cost=%d longpoll=%s hello_delay=%s every %d sort_n=%d data=%s db=%t db_pool=%d",
 		ln.Addr(), runtime.GOMAXPROCS(0), cfg.CPUs, cfg.BcryptCost, cfg.LongPoll,
-		cfg.HelloDelay, cfg.HelloEvery, cfg.SortN, cfg.DataDir)
+		cfg.HelloDelay, cfg.HelloEvery, cfg.SortN, cfg.DataDir, db != nil, cfg.DBPool)
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

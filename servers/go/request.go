@@ -20,14 +20,15 @@ const (
 // ServeMux, or answers 400 when it is not ^[A-Za-z0-9_.-]{1,64}$.
 func username(w http.ResponseWriter, r *http.Request) (string, bool) {
 	name := r.PathValue("username")
-	if !validUsername(name) {
+	if !validName(name) {
 		http.Error(w, "invalid username", http.StatusBadRequest)
 		return "", false
 	}
 	return name, true
 }
 
-func validUsername(s string) bool {
+// validName is the contract's ^[A-Za-z0-9_.-]{1,64}$ for usernames and record names.
+func validName(s string) bool {
 	if len(s) < 1 || len(s) > 64 {
 		return false
 	}

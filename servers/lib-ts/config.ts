@@ -13,6 +13,10 @@ export interface Config {
   sortN: number;
   /** ARENA_DATA_DIR as given: relative to the working directory, which each runtime resolves. */
   dataDir: string;
+  /** ARENA_DB_URL, a postgresql:// URL; undefined when unset, and /record answers 503. */
+  dbUrl: string | undefined;
+  /** ARENA_DB_POOL: the most database connections of the whole server, all processes together. */
+  dbPool: number;
 }
 
 export class ConfigError extends Error {}
@@ -44,6 +48,17 @@ function text(env: Env, name: string, fallback: string): string {
   return raw;
 }
 
+function postgresUrl(env: Env, name: string): string | undefined {
+  const raw = env(name);
+  if (raw === undefined) return undefined;
+  // Checked here so that a typo stops the start rather than every /record; the URL holds a
+  // password, so the message does not repeat it.
+  if (!URL.canParse(raw) || !['postgresql:', 'postgres:'].includes(new URL(raw).protocol)) {
+    throw new ConfigError(`${name} is not a postgresql://user:password@host:port/db URL`);
+  }
+  return raw;
+}
+
 /** Reads the contract's ARENA_* variables; throws ConfigError on a malformed one. */
 export function loadConfig(env: Env): Config {
   return {
@@ -57,5 +72,20 @@ export function loadConfig(env: Env): Config {
     sortN: integer(env, 'ARENA_SORT_N', 50000, 1, MAX_SORT_N),
     // The harness starts each server in its own folder, servers/<impl>/.
     dataDir: text(env, 'ARENA_DATA_DIR', '../../spec/data'),
+    dbUrl: postgresUrl(env, 'ARENA_DB_URL'),
+    dbPool: integer(env, 'ARENA_DB_POOL', 8, 1, 1000),
   };
+}
+
+/**
+ * The database connections each of `processes` may hold: ARENA_DB_POOL is the whole server's, so
+ * each gets its share, rounded down; throws ConfigError when one would get none.
+ */
+export function poolShare(config: Pick<Config, 'dbPool'>, processes: number): number {
+  if (config.dbPool < processes) {
+    throw new ConfigError(
+      `ARENA_DB_POOL=${config.dbPool} is fewer than the ${processes} processes that share it`,
+    );
+  }
+  return Math.floor(config.dbPool / processes);
 }

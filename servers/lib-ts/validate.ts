@@ -8,7 +8,7 @@ export const MAX_SORT_N = 200_000;
 
 const encoder = new TextEncoder();
 
-/** Whether an already percent-decoded `{username}` is a valid one. */
+/** Whether an already percent-decoded `{username}` (or /record name: the same rule) is valid. */
 export function isValidUsername(name: string): boolean {
   return USERNAME.test(name);
 }

@@ -4,6 +4,7 @@ implementation of servers/ that builds and passes conformance, with each core bu
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import os
 from dataclasses import replace
@@ -11,6 +12,7 @@ from dataclasses import replace
 from arena import catalog, cores, reference, verify
 from arena.catalog import RESULTS
 from arena.console import Console
+from arena.database import database
 from arena.engine import LoadEngine
 from arena.kind import Batch, Task, repetitions
 from arena.measurement import Measurement
@@ -49,8 +51,10 @@ class RestKind:
 
     def __init__(self, engine: LoadEngine) -> None:
         self.engine = engine
+        self.db_url: str | None = None  # the user's database; not in the plan, which is stored
 
     def plan(self, options: argparse.Namespace) -> dict:
+        self.db_url = options.db_url
         scenarios.load(options.scenario)
         catalog.rows(options.impl, catalog.load, lambda _: None)  # unknown names fail here; warnings come later
         return {
@@ -83,19 +87,27 @@ class RestKind:
                 planned = [self.engine.check(point.engine_scenario(1, cpus, users, None)) for cpus in plan["cpus"]]
                 points.append(replace(point, planned_s=planned[0]))
 
-        console.line("preparing and verifying")
-        ready, skipped = [], []
-        for manifest in manifests:
-            prepared = prepare(manifest, toolchains, console)
-            if not prepared.ok:
-                skipped.append(f"skipped {manifest.name}: {prepared.reason}")
-                continue
-            for cpus in plan["cpus"]:
-                verdict = verify.passed_before(manifest, cpus, console)
-                if verdict.status == "passed":
-                    ready.append((manifest, cpus))
-                else:
-                    skipped.append(f"skipped {manifest.name} cpus={cpus}: conformance {verdict.detail}")
+        # The database lives as long as the batch: conformance's /record checks and the record
+        # scenarios use it; the batch's close stops the server of the last start, then it.
+        stack = contextlib.ExitStack()
+        try:
+            db = stack.enter_context(database(self.db_url))
+            console.line(f"preparing and verifying; /record uses {db.described}")
+            ready, skipped = [], []
+            for manifest in manifests:
+                prepared = prepare(manifest, toolchains, console)
+                if not prepared.ok:
+                    skipped.append(f"skipped {manifest.name}: {prepared.reason}")
+                    continue
+                for cpus in plan["cpus"]:
+                    verdict = verify.passed_before(manifest, cpus, db, console)
+                    if verdict.status == "passed":
+                        ready.append((manifest, cpus))
+                    else:
+                        skipped.append(f"skipped {manifest.name} cpus={cpus}: conformance {verdict.detail}")
+        except BaseException:
+            stack.close()
+            raise
         for line in skipped:
             console.line(f"  {line}")
         tasks = []
@@ -107,9 +119,12 @@ class RestKind:
                     Task(self.name, manifest, point, cpus, repetition, _estimate(point, cpus, i == 0))
                     for i, point in enumerate(ordered)
                 ]
-        starts = Starts(start_settings(points))
+        starts = stack.enter_context(contextlib.closing(Starts(start_settings(points), db)))
         return Batch(
-            tasks, lambda task, phase: measure.measure(task, self.engine, users, starts, phase), skipped, starts.close
+            tasks,
+            lambda task, phase: measure.measure(task, self.engine, users, starts, db, phase),
+            skipped,
+            stack.close,
         )
 
     def outcome(self, m: Measurement) -> str:

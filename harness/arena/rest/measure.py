@@ -5,11 +5,13 @@ Measurement, with the point's ceiling (rest/ceiling.py)."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 from collections.abc import Callable
 
 from arena import cores
+from arena.database import Database, DatabaseError
 from arena.engine import EngineError, LoadEngine
 from arena.kind import Task
 from arena.measurement import Measurement, Outcome
@@ -36,6 +38,7 @@ def measure(
     engine: LoadEngine,
     users: os.PathLike | None,
     starts: Starts,
+    db: Database | None = None,
     phase: Callable[[str], None] = lambda _: None,
 ) -> Measurement:
     point, manifest = task.point, task.manifest
@@ -49,19 +52,27 @@ def measure(
         "engine_cores": engine_cores,
     }
     rule = point.warmup()
+    # The database of a record scenario runs on the engine's cores (the client side of the server),
+    # and its cost is sampled like the server's when the harness started it.
+    sampled_db = db if point.scenario.database and db is not None and db.own else None
+    if sampled_db:
+        sampled_db.pin(engine_cores)
+        parameters["db_cores"] = engine_cores
     try:
+        if point.scenario.database and db is not None:
+            db.reset()
         server, before, age_s = starts.server(task, server_cores, phase)
         document = point.engine_scenario(server.port, task.cpus, users, rule.max_s + length + SLACK_S)
         parameters |= {"engine": document, "start": {"points_before": before, "process_age_s": round(age_s, 3)}}
         phase("warm-up, then measure")
-        with Sampler(server) as sampler:
+        with Sampler(server) as sampler, Sampler(sampled_db) if sampled_db else contextlib.nullcontext() as db_sampler:
             run = engine.run(document, engine_cores, rule.max_s + length + 2 * SLACK_S)
         if not server.alive():
             flags.append("crashed")
         # The bcrypt ceiling's hash time, on the server as it was measured: warm, and now idle.
         bcrypt = ceiling.kind_of(point) == "bcrypt" and "crashed" not in flags
         hash_s = ceiling.hash_seconds(server.port) if bcrypt else None
-    except (ServerError, EngineError, OSError) as err:
+    except (ServerError, EngineError, DatabaseError, OSError) as err:
         starts.close()  # a server in an unknown state measures nothing more
         return task.measurement(
             Outcome.FAILED, reason=str(err), flags=[*flags, "crashed"], versions=versions, parameters=parameters
@@ -69,7 +80,9 @@ def measure(
     warm = steady.of_result(run.result, rule)
     # The server's CPU and memory over the measured window alone, not its warm-up.
     opened = run.result["started_unix_ms"] / 1000 + run.result["warmup"]["measured_from_s"]
-    cpu_s, peak_rss_kb = sampler.window(opened, opened + run.result["elapsed_s"])
+    closed = opened + run.result["elapsed_s"]
+    cpu_s, peak_rss_kb = sampler.window(opened, closed)
+    db_cpu_s, db_peak_rss_kb = db_sampler.window(opened, closed) if db_sampler else (None, None)
     metrics = metrics_of(run.result)
     limit = ceiling.ceiling(point, run.result, task.cpus, hash_s)
     if limit is not None:
@@ -92,6 +105,8 @@ def measure(
         ready_s=server.ready_s,
         points_before=before,
         process_age_s=age_s,
+        db_cpu_s=db_cpu_s,
+        db_peak_rss_kb=db_peak_rss_kb,
         warmup=dataclasses.asdict(warm) | {"steady_s": warm.steady_s},
         ceiling=dataclasses.asdict(limit) if limit else None,
     )

@@ -48,6 +48,7 @@ class Scenario:
     deviations: str = ""
     pending: str = ""
     ceiling: str = ""  # the point's physical limit, when not its model's (rest/ceiling.py)
+    database: bool = False  # its requests use /record: the database's cost is sampled and shown
     published: list[Published] = field(default_factory=list)
 
 
@@ -143,6 +144,7 @@ def parse(path: Path) -> Scenario:
             deviations=data.get("deviations", ""),
             pending=data.get("pending", ""),
             ceiling=data.get("ceiling", ""),
+            database=data.get("database", False),
             published=published.parse(data.get("published", [])),
         )
     except (KeyError, TypeError) as err:

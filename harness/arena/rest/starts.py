@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from arena.database import Database
 from arena.kind import Task
 from arena.process import Server, free_port, running
 from arena.rest import ceiling
@@ -63,8 +64,9 @@ class Start:
 class Starts:
     """The server start in use, replaced as the tasks require and stopped by `close`."""
 
-    def __init__(self, settings: dict[tuple[str, str], dict[str, str]]) -> None:
+    def __init__(self, settings: dict[tuple[str, str], dict[str, str]], db: Database | None = None) -> None:
         self.settings = settings
+        self.db = db  # every start is given it (ARENA_DB_URL), kept out of the stored settings
         self.current: Start | None = None
 
     def server(self, task: Task, cores: list[int], phase: Callable[[str], None]) -> tuple[Server, int, float]:
@@ -76,7 +78,8 @@ class Starts:
             phase("start")
             stack = contextlib.ExitStack()
             try:
-                server = stack.enter_context(running(task.manifest, task.cpus, free_port(), settings, cores))
+                given = {**settings, "ARENA_DB_URL": self.db.url} if self.db else settings
+                server = stack.enter_context(running(task.manifest, task.cpus, free_port(), given, cores))
             except BaseException:
                 stack.close()
                 raise

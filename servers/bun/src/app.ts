@@ -1,5 +1,13 @@
 import type { BunRequest, Server } from 'bun';
 import type { Config } from '../../lib-ts/config.ts';
+import {
+  type RecordAnswer,
+  type Records,
+  createRecord,
+  deleteRecord,
+  readRecord,
+  updateRecord,
+} from '../../lib-ts/record.ts';
 import { longOperation } from '../../lib-ts/sort.ts';
 import { MAX_SORT_N, isJsonObject, isValidUsername, passwordOf, sortSizeOf } from '../../lib-ts/validate.ts';
 import { HttpError, methods, readJson, text } from './http.ts';
@@ -25,6 +33,14 @@ async function password(req: Request): Promise<string> {
   return password;
 }
 
+function recordResponse(answer: RecordAnswer): Response {
+  if ('record' in answer) return Response.json(answer.record, { status: answer.status });
+  return text(answer.status, answer.message);
+}
+
+/** Every (percent-decoded) value of `name` in the query. */
+const names = (req: Request) => new URL(req.url).searchParams.getAll('name');
+
 /**
  * Lifts Bun's 10 s idle timeout (kept against silent clients) from a request that waits on
  * purpose: a long-poll, a delayed /hello, bcrypt at a high cost.
@@ -33,8 +49,11 @@ function noIdleTimeout(req: Request, server: Server<undefined>): void {
   server.timeout(req, 0);
 }
 
-/** Starts the HTTP server; everything lives in this one process and its single JS thread. */
-export function serve(config: AppConfig, helloHtml: Uint8Array): Server<undefined> {
+/**
+ * Starts the HTTP server; everything lives in this one process and its single JS thread.
+ * `records` is the record table, undefined without ARENA_DB_URL.
+ */
+export function serve(config: AppConfig, helloHtml: Uint8Array, records: Records | undefined): Server<undefined> {
   const passwords = new Map<string, string>();
   const users = new Map<string, string>();
   let hellos = 0;
@@ -122,6 +141,13 @@ export function serve(config: AppConfig, helloHtml: Uint8Array): Server<undefine
           // Sorted right here, blocking the only JS thread, as the honours report's server did.
           return Response.json({ message: 'done', n, checksum: longOperation(n) });
         },
+      }),
+
+      '/record': methods({
+        GET: async (req) => recordResponse(await readRecord(records, names(req))),
+        PUT: async (req) => recordResponse(await createRecord(records, (await readJson(req)).value)),
+        POST: async (req) => recordResponse(await updateRecord(records, (await readJson(req)).value)),
+        DELETE: async (req) => recordResponse(await deleteRecord(records, names(req))),
       }),
     },
 

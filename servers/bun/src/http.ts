@@ -24,10 +24,14 @@ export type Handler = (req: BunRequest, server: Server<undefined>) => Response |
  * One path's handlers by method. Bun's router hands a method it has no handler for to the
  * not-found fallback; the contract wants 405 for a known path, so the method is dispatched here.
  */
-export function methods(handlers: { GET?: Handler; POST?: Handler }): Handler {
-  const allow = [handlers.GET && 'GET, HEAD', handlers.POST && 'POST'].filter(Boolean).join(', ');
+export function methods(handlers: { [method in 'GET' | 'PUT' | 'POST' | 'DELETE']?: Handler }): Handler {
+  const allow = Object.keys(handlers)
+    .map((method) => (method === 'GET' ? 'GET, HEAD' : method))
+    .join(', ');
   return (req, server) => {
-    const handler = req.method === 'HEAD' ? handlers.GET : handlers[req.method as 'GET' | 'POST'];
+    const method = req.method === 'HEAD' ? 'GET' : req.method;
+    // Own keys only: a method such as `constructor` must not find Object's.
+    const handler = Object.hasOwn(handlers, method) ? handlers[method as keyof typeof handlers] : undefined;
     return handler ? handler(req, server) : text(405, 'method not allowed', { Allow: allow });
   };
 }

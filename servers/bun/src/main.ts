@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { ConfigError, loadConfig } from '../../lib-ts/config.ts';
 import { serve } from './app.ts';
+import { bunRecords, createSql } from './records.ts';
 
 async function startUp() {
   try {
@@ -14,8 +15,10 @@ async function startUp() {
 }
 
 const { config, helloHtml } = await startUp();
+// One process: its pool is the whole ARENA_DB_POOL.
+const records = config.dbUrl === undefined ? undefined : bunRecords(createSql(config.dbUrl, config.dbPool));
 try {
-  const server = serve(config, helloHtml);
+  const server = serve(config, helloHtml, records);
   console.log(`bun: listening on ${server.hostname}:${server.port} with 1 JS thread (ARENA_CPUS=${config.cpus})`);
 } catch (err) {
   console.error(`bun: cannot listen: ${(err as Error).message}`);

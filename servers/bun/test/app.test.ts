@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { connect } from 'node:net';
 import { serve } from '../src/app.ts';
 import { BODY_LIMIT } from '../src/http.ts';
+import { bunRecords, createSql } from '../src/records.ts';
 
 const HELLO = new TextEncoder().encode('<!DOCTYPE html><p>héllo</p>\n');
 const config = {
@@ -40,7 +41,7 @@ describe('the server on a live port', () => {
   const status = async (answer: Promise<Response>) => (await answer).status;
 
   beforeAll(() => {
-    server = serve(config, HELLO);
+    server = serve(config, HELLO, undefined);
   });
 
   afterAll(() => server.stop(true));
@@ -161,6 +162,7 @@ describe('the server on a live port', () => {
     ['POST', '/user/get/alice', 'GET, HEAD'],
     ['POST', '/longPoll', 'GET, HEAD'],
     ['PATCH', '/long-operation', 'GET, HEAD'],
+    ['PATCH', '/record', 'GET, HEAD, PUT, POST, DELETE'],
   ])('answers %s %s with 405', async (method, path, allow) => {
     const answer = await call(path, { method });
     expect(answer.status).toBe(405);
@@ -175,6 +177,24 @@ describe('the server on a live port', () => {
     expect(ms).toBeLessThan(1000);
   });
 
+  test('/record: checks requests before the database, and answers 503 without one', async () => {
+    for (const path of ['/record', '/record?name=', '/record?name=bad%20name', '/record?name=a&name=b']) {
+      expect(await status(call(path))).toBe(400);
+      expect(await status(call(path, { method: 'DELETE' }))).toBe(400);
+    }
+    for (const body of ['', '[]', '{"name":"n"}', '{"name":"n","value":1}', '{"name":"a b","value":""}']) {
+      expect(await status(call('/record', { method: 'PUT', body }))).toBe(400);
+      expect(await status(post('/record', body))).toBe(400);
+    }
+    const big = JSON.stringify({ name: 'n', value: 'v'.repeat(BODY_LIMIT) });
+    expect(await status(call('/record', { method: 'PUT', body: big }))).toBe(413);
+    for (const answer of [await call('/record?name=r1'), await post('/record', '{"name":"r1","value":"v"}')]) {
+      expect(answer.status).toBe(503);
+      expect(answer.headers.get('content-type')).toStartWith('text/plain');
+      expect(await answer.text()).toContain('ARENA_DB_URL');
+    }
+  });
+
   test('sorts and answers the checksum as shortest round-trip JSON', async () => {
     const answer = await call('/long-operation?n=1000');
     expect(answer.headers.get('content-type')).toStartWith('application/json');
@@ -185,5 +205,75 @@ describe('the server on a live port', () => {
     for (const n of ['0', 'abc', '-1', '1.5', '1e3', '200001', '', '1&n=2', '%2B1', '99999999999999999999999']) {
       expect(await status(call(`/long-operation?n=${n}`))).toBe(400);
     }
+  });
+});
+
+/** A port nothing listens on (just now). */
+function freePort(): number {
+  const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } });
+  const port = probe.port;
+  probe.stop(true);
+  return port;
+}
+
+test('/record with the database unreachable: 503 within the connect timeout, the rest serves', async () => {
+  const sql = createSql(`postgresql://arena:arena@127.0.0.1:${freePort()}/arena`, 1);
+  const server = serve(config, HELLO, bunRecords(sql));
+  try {
+    const [answer, ms] = await timed(() => fetch(new URL('/record?name=r1', server.url)));
+    expect(answer.status).toBe(503);
+    expect(await answer.text()).toBe('database unavailable');
+    expect(ms).toBeLessThan(3000);
+    expect((await fetch(server.url)).status).toBe(200);
+  } finally {
+    server.stop(true);
+    await sql.close();
+  }
+});
+
+// `arena test bun` runs these on a throw-away database with the contract's record table.
+const DB_URL = process.env.ARENA_DB_URL;
+
+describe.skipIf(DB_URL === undefined)('/record on the ARENA_DB_URL database (skipped without it)', () => {
+  const POOL = 2;
+  let sql: ReturnType<typeof createSql>;
+  let server: Server<undefined>;
+  const send = (method: string, path: string, body?: object) =>
+    fetch(new URL(path, server.url), { method, body: body && JSON.stringify(body) });
+  // Unique to this run, so that a record left by an interrupted one does not get in the way.
+  const name = (label: string) => `bun-test.${label}.${process.pid}`;
+  const path = (name: string) => `/record?name=${encodeURIComponent(name)}`;
+
+  beforeAll(() => {
+    sql = createSql(DB_URL!, POOL);
+    server = serve(config, HELLO, bunRecords(sql));
+  });
+
+  afterAll(async () => {
+    server.stop(true);
+    await sql.close();
+  });
+
+  test('creates, reads, updates and deletes a record', async () => {
+    const record = { name: name('crud'), value: "ünï x' OR '1'='1" };
+    const created = await send('PUT', '/record', { ...record, ignored: true });
+    expect(created.status).toBe(201);
+    expect(created.headers.get('content-type')).toStartWith('application/json');
+    expect(await created.json()).toEqual(record);
+    expect((await send('PUT', '/record', { ...record, value: 'other' })).status).toBe(409);
+    expect(await (await send('GET', path(record.name))).json()).toEqual(record);
+    const updated = { ...record, value: '' };
+    expect(await (await send('POST', '/record', updated)).json()).toEqual(updated);
+    expect(await (await send('DELETE', path(record.name))).json()).toEqual(updated);
+    expect((await send('DELETE', path(record.name))).status).toBe(404);
+    expect((await send('POST', '/record', updated)).status).toBe(404);
+    expect((await send('GET', path(record.name))).status).toBe(404);
+  });
+
+  test('creates a name once when many try at the same time', async () => {
+    const record = { name: name('race'), value: 'v' };
+    const answers = await Promise.all(Array.from({ length: 12 }, () => send('PUT', '/record', record)));
+    expect(answers.map((answer) => answer.status).sort()).toEqual([201, ...Array(11).fill(409)]);
+    expect((await send('DELETE', path(record.name))).status).toBe(200);
   });
 });

@@ -27,10 +27,14 @@ function freePort(): number {
   return port;
 }
 
-test('a malformed setting exits with status 2 and a message', async () => {
-  const server = start({ ARENA_PORT: 'eighty' });
+test.each([
+  ['ARENA_PORT', 'eighty'],
+  ['ARENA_DB_POOL', '0'],
+  ['ARENA_DB_URL', 'http://127.0.0.1/arena'],
+])('a malformed setting (%s=%s) exits with status 2 and a message', async (name, value) => {
+  const server = start({ [name]: value });
   expect(await server.exited).toBe(2);
-  expect(await new Response(server.stderr).text()).toContain('ARENA_PORT');
+  expect(await new Response(server.stderr).text()).toContain(name);
 });
 
 test('serves, refuses a second server on its port, and exits 0 on SIGTERM', async () => {

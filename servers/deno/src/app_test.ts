@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
+import { pgPool, pgRecords, type Records } from '../../lib-ts/record.ts';
 import { createHandler } from './app.ts';
 import { BODY_LIMIT } from './http.ts';
+import pg from 'pg';
 
 const HELLO = new TextEncoder().encode('<!DOCTYPE html><p>héllo</p>\n');
 const config = {
@@ -18,12 +20,22 @@ interface Answer {
   body: string;
 }
 
-/** Runs `body` against a fresh server on a free port, then shuts the server down. */
-function serverTest(name: string, body: (call: Call) => Promise<void>): void {
-  Deno.test(name, async () => {
+/**
+ * Runs `body` against a fresh server on a free port, then shuts the server down; the record
+ * table is the one of `records()`, none by default.
+ */
+function serverTest(
+  name: string,
+  body: (call: Call) => Promise<void>,
+  { records = () => undefined, ignore = false }: {
+    records?: () => Records | undefined;
+    ignore?: boolean;
+  } = {},
+): void {
+  Deno.test({ name, ignore }, async () => {
     const server = Deno.serve(
       { hostname: '127.0.0.1', port: 0, onListen() {} },
-      createHandler(config, HELLO),
+      createHandler(config, HELLO, records()),
     );
     const call: Call = async (method, path, body) => {
       const res = await fetch(`http://127.0.0.1:${server.addr.port}${path}`, { method, body });
@@ -146,6 +158,7 @@ serverTest('routes: unknown paths 404, wrong methods 405 with Allow', async (cal
     ['POST', '/user/get/alice', 'GET, HEAD'],
     ['POST', '/longPoll', 'GET, HEAD'],
     ['POST', '/long-operation', 'GET, HEAD'],
+    ['PATCH', '/record', 'GET, HEAD, PUT, POST, DELETE'],
   ];
   for (const [method, path, allow] of cases) {
     const answer = await call(method, path);
@@ -176,3 +189,121 @@ serverTest('sorts and answers the checksum', async (call) => {
     assert.equal((await call('GET', `/long-operation?n=${n}`)).status, 400, n);
   }
 });
+
+serverTest(
+  '/record: checks requests before the database, and answers 503 without one',
+  async (call) => {
+    for (
+      const path of ['/record', '/record?name=', '/record?name=bad%20name', '/record?name=a&name=b']
+    ) {
+      assert.equal((await call('GET', path)).status, 400, path);
+      assert.equal((await call('DELETE', path)).status, 400, path);
+    }
+    for (
+      const body of [
+        '',
+        '[]',
+        '{"name":"n"}',
+        '{"name":"n","value":1}',
+        '{"name":"a b","value":""}',
+      ]
+    ) {
+      assert.equal((await call('PUT', '/record', body)).status, 400, body);
+      assert.equal((await call('POST', '/record', body)).status, 400, body);
+    }
+    const big = JSON.stringify({ name: 'n', value: 'v'.repeat(BODY_LIMIT) });
+    assert.equal((await call('PUT', '/record', big)).status, 413);
+    for (
+      const answer of [
+        await call('GET', '/record?name=r1'),
+        await call('POST', '/record', '{"name":"r1","value":"v"}'),
+      ]
+    ) {
+      assert.deepEqual([answer.status, answer.type], [503, 'text/plain; charset=utf-8']);
+      assert.match(answer.body, /ARENA_DB_URL/);
+    }
+  },
+);
+
+// Nothing listens on the port of a listener just closed: the database is unreachable.
+const unreachable = pgPool(
+  pg.Pool,
+  `postgresql://arena:arena@127.0.0.1:${freePort()}/arena`,
+  1,
+  'deno',
+);
+
+serverTest(
+  '/record: an unreachable database is a 503 in time, the rest keeps serving',
+  async (call) => {
+    try {
+      const [answer, ms] = await timed(() => call('GET', '/record?name=r1'));
+      assert.deepEqual([answer.status, answer.body], [503, 'database unavailable']);
+      assert.ok(ms < 3000, `${ms} ms`);
+      assert.equal((await call('GET', '/')).status, 200);
+    } finally {
+      await unreachable.end();
+    }
+  },
+  { records: () => pgRecords(unreachable) },
+);
+
+// `arena test deno` runs these on a throw-away database with the contract's record table; they
+// are ignored without one.
+const DB_URL = Deno.env.get('ARENA_DB_URL');
+const POOL = 2;
+const pool = DB_URL === undefined ? undefined : pgPool(pg.Pool, DB_URL, POOL, 'deno');
+const onDatabase = { records: () => pgRecords(pool!), ignore: pool === undefined };
+// Unique to this run, so that a record left by an interrupted one does not get in the way.
+const recordName = (label: string) => `deno-test.${label}.${Deno.pid}`;
+const recordPath = (name: string) => `/record?name=${encodeURIComponent(name)}`;
+
+serverTest(
+  '/record on the ARENA_DB_URL database: creates, reads, updates and deletes',
+  async (call) => {
+    const record = { name: recordName('crud'), value: "ünï x' OR '1'='1" };
+    const created = await call('PUT', '/record', JSON.stringify({ ...record, ignored: true }));
+    assert.deepEqual([created.status, created.type], [201, 'application/json']);
+    assert.deepEqual(JSON.parse(created.body), record);
+    assert.equal(
+      (await call('PUT', '/record', JSON.stringify({ ...record, value: 'x' }))).status,
+      409,
+    );
+    assert.deepEqual(JSON.parse((await call('GET', recordPath(record.name))).body), record);
+    const updated = { ...record, value: '' };
+    assert.deepEqual(
+      JSON.parse((await call('POST', '/record', JSON.stringify(updated))).body),
+      updated,
+    );
+    assert.deepEqual(JSON.parse((await call('DELETE', recordPath(record.name))).body), updated);
+    assert.equal((await call('DELETE', recordPath(record.name))).status, 404);
+    assert.equal((await call('POST', '/record', JSON.stringify(updated))).status, 404);
+    assert.equal((await call('GET', recordPath(record.name))).status, 404);
+  },
+  onDatabase,
+);
+
+serverTest(
+  '/record on the ARENA_DB_URL database: one create of many at once, within the pool',
+  async (call) => {
+    try {
+      const body = JSON.stringify({ name: recordName('race'), value: 'v' });
+      const answers = await Promise.all(
+        Array.from({ length: 12 }, () => call('PUT', '/record', body)),
+      );
+      assert.deepEqual(answers.map((a) => a.status).sort(), [201, ...Array(11).fill(409)]);
+      assert.ok(pool!.totalCount <= POOL, `${pool!.totalCount} connections`);
+      assert.equal((await call('DELETE', recordPath(recordName('race')))).status, 200);
+    } finally {
+      // The last test of the pool: Deno's sanitizers want its sockets closed.
+      await pool!.end();
+    }
+  },
+  onDatabase,
+);
+
+function freePort(): number {
+  const listener = Deno.listen({ hostname: '127.0.0.1', port: 0 });
+  listener.close();
+  return listener.addr.port;
+}

@@ -6,7 +6,7 @@ const DATA_DIR = new URL('../../../spec/data', import.meta.url).pathname;
 /** The server as the harness starts it, with the manifest's permissions. */
 function start(env: Record<string, string>): Deno.ChildProcess {
   return new Deno.Command(Deno.execPath(), {
-    args: ['run', '--allow-net', '--allow-env=ARENA_*', '--allow-read', MAIN],
+    args: ['run', '--allow-net', '--allow-env=ARENA_*,PG*', '--allow-read', MAIN],
     env: { ARENA_DATA_DIR: DATA_DIR, ...env },
     stdout: 'piped',
     stderr: 'piped',

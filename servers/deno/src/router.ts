@@ -1,11 +1,15 @@
 import { isValidUsername } from '../../lib-ts/validate.ts';
 import { HttpError, text } from './http.ts';
 
-/** A route of an exact path gets the request's URL; one of `/prefix/{username}` the username. */
-export interface Route<Arg> {
-  method: 'GET' | 'POST';
-  handle(req: Request, arg: Arg): Response | Promise<Response>;
-}
+type Method = 'GET' | 'PUT' | 'POST' | 'DELETE';
+
+/**
+ * A path's handlers by method (HEAD is served by GET). A route of an exact path gets the
+ * request's URL; one of `/prefix/{username}` the username.
+ */
+export type Route<Arg> = {
+  [method in Method]?: (req: Request, arg: Arg) => Response | Promise<Response>;
+};
 
 export interface Routes {
   /** By exact path, e.g. `/hello`. */
@@ -25,27 +29,32 @@ export function usernameOf(segment: string): string | undefined {
   return isValidUsername(name) ? name : undefined;
 }
 
-/** A 405 answer when the route does not take the request's method (HEAD goes with GET). */
-function wrongMethod(route: Route<unknown>, req: Request): Response | undefined {
-  const allowed = route.method === 'GET' ? ['GET', 'HEAD'] : [route.method];
-  if (allowed.includes(req.method)) return undefined;
-  return text(405, 'method not allowed', { allow: allowed.join(', ') });
+/** The route's handler of the request's method, or undefined when it has none. */
+function handlerOf<Arg>(route: Route<Arg>, req: Request) {
+  const method = req.method === 'HEAD' ? 'GET' : req.method;
+  // Own keys only: a method such as `constructor` must not find Object's.
+  return Object.hasOwn(route, method) ? route[method as Method] : undefined;
+}
+
+function wrongMethod<Arg>(route: Route<Arg>): Response {
+  const allow = Object.keys(route).map((method) => method === 'GET' ? 'GET, HEAD' : method);
+  return text(405, 'method not allowed', { allow: allow.join(', ') });
 }
 
 function dispatch({ exact, withUsername }: Routes, req: Request): Response | Promise<Response> {
   const url = new URL(req.url);
   const path = url.pathname;
   const fixed = exact.get(path);
-  if (fixed !== undefined) return wrongMethod(fixed, req) ?? fixed.handle(req, url);
+  if (fixed !== undefined) return handlerOf(fixed, req)?.(req, url) ?? wrongMethod(fixed);
   // Only one non-empty segment may follow the prefix: `/user/get/` and `/user/get/a/b` are 404.
   const cut = path.lastIndexOf('/') + 1;
   const named = withUsername.get(path.slice(0, cut));
   if (named === undefined || cut === path.length) return text(404, 'not found');
-  const refused = wrongMethod(named, req);
-  if (refused !== undefined) return refused;
+  const handle = handlerOf(named, req);
+  if (handle === undefined) return wrongMethod(named);
   const username = usernameOf(path.slice(cut));
   if (username === undefined) throw new HttpError(400, 'invalid username');
-  return named.handle(req, username);
+  return handle(req, username);
 }
 
 /** The fetch handler for Deno.serve: routes, and turns every error into a short text answer. */

@@ -3,6 +3,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { compare, hash } from 'bcryptjs';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Config } from '../../lib-ts/config.ts';
+import {
+  type RecordAnswer,
+  type Records,
+  createRecord,
+  deleteRecord,
+  readRecord,
+  updateRecord,
+} from '../../lib-ts/record.ts';
 import { longOperation } from '../../lib-ts/sort.ts';
 import { MAX_SORT_N, isJsonObject, isValidUsername, passwordOf, sortSizeOf } from '../../lib-ts/validate.ts';
 import type { Store } from './store.ts';
@@ -13,6 +21,8 @@ export interface AppDeps {
   config: Pick<Config, 'bcryptCost' | 'longPollMs' | 'helloDelayMs' | 'helloDelayEvery' | 'sortN'>;
   helloHtml: Buffer;
   store: Store;
+  /** The record table; undefined without ARENA_DB_URL. */
+  records: Records | undefined;
   /** Counts a /hello over the whole server (all workers) and returns its number, from 1. */
   nextHello: () => Promise<number>;
 }
@@ -63,6 +73,16 @@ function parseJson(req: Request, _res: Response, next: NextFunction): void {
 // body-parser's JSON parser turns an empty body into {} instead of refusing it.
 const jsonBody = [express.raw({ type: () => true, limit: BODY_LIMIT }), parseJson];
 
+/** Every value of `key` in the query, parsed as deno and bun parse it. */
+function queryValues(req: Request, key: string): string[] {
+  return new URL(req.originalUrl, 'http://localhost').searchParams.getAll(key);
+}
+
+function sendRecord(res: Response, answer: RecordAnswer): void {
+  if ('record' in answer) res.status(answer.status).json(answer.record);
+  else sendText(res, answer.status, answer.message);
+}
+
 function password(req: Request): string {
   const password = passwordOf(req.body);
   if (password === undefined) {
@@ -87,7 +107,7 @@ function errorHandler(err: unknown, _req: Request, res: Response, next: NextFunc
   sendText(res, status, message);
 }
 
-export function createApp({ config, helloHtml, store, nextHello }: AppDeps): express.Express {
+export function createApp({ config, helloHtml, store, records, nextHello }: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -164,14 +184,21 @@ export function createApp({ config, helloHtml, store, nextHello }: AppDeps): exp
   app
     .route('/long-operation')
     .get((req, res) => {
-      // Every value of n, parsed as deno and bun parse the query: a repeated n is refused.
-      const values = new URL(req.originalUrl, 'http://localhost').searchParams.getAll('n');
-      const n = sortSizeOf(values, config.sortN);
+      // A repeated n is refused.
+      const n = sortSizeOf(queryValues(req, 'n'), config.sortN);
       if (n === undefined) throw new HttpError(400, `n must be decimal digits in 1..${MAX_SORT_N}`);
       // Sorted right here, blocking this process's event loop, as the honours report's server did.
       res.json({ message: 'done', n, checksum: longOperation(n) });
     })
     .all(methodNotAllowed('GET, HEAD'));
+
+  app
+    .route('/record')
+    .get(async (req, res) => sendRecord(res, await readRecord(records, queryValues(req, 'name'))))
+    .put(jsonBody, async (req: Request, res: Response) => sendRecord(res, await createRecord(records, req.body)))
+    .post(jsonBody, async (req: Request, res: Response) => sendRecord(res, await updateRecord(records, req.body)))
+    .delete(async (req, res) => sendRecord(res, await deleteRecord(records, queryValues(req, 'name'))))
+    .all(methodNotAllowed('GET, HEAD, PUT, POST, DELETE'));
 
   app.use((_req, res) => sendText(res, 404, 'not found'));
   app.use(errorHandler);

@@ -1,5 +1,6 @@
 import { createApp } from './app.ts';
 import type { Config } from '../../lib-ts/config.ts';
+import type { Records } from '../../lib-ts/record.ts';
 import type { Ask, PrimaryMessage, WorkerMessage } from './ipc.ts';
 import { SHARD_ENV } from './ipc.ts';
 import { listen } from './server.ts';
@@ -10,7 +11,7 @@ function send(message: WorkerMessage): void {
 }
 
 /** A cluster worker: serves HTTP, owns one shard, reaches the rest through the primary. */
-export function runWorker(config: Config, helloHtml: Buffer): void {
+export function runWorker(config: Config, helloHtml: Buffer, records: Records | undefined): void {
   const ownShard = Number(process.env[SHARD_ENV]);
   const local = new Map<string, string>();
   const pending = new Map<number, (value: string | number | undefined) => void>();
@@ -29,6 +30,7 @@ export function runWorker(config: Config, helloHtml: Buffer): void {
     store: new ShardedStore(ownShard, config.cpus, local, (shard, op) =>
       ask<string | undefined>({ kind: 'store', shard, op }),
     ),
+    records,
     nextHello: () => ask<number>({ kind: 'hello' }),
   });
 

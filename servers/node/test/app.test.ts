@@ -2,31 +2,39 @@ import assert from 'node:assert/strict';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { type Records, pgPool, pgRecords } from '../../lib-ts/record.ts';
 import { BODY_LIMIT, createApp } from '../src/app.ts';
+import pg from 'pg';
 import { listen } from '../src/server.ts';
 import { MapStore } from '../src/store.ts';
-import { request, timed } from './http.ts';
+import { freePort, request, timed } from './http.ts';
 
 const HELLO = Buffer.from('<!DOCTYPE html><p>héllo</p>\n');
 const config = { bcryptCost: 4, longPollMs: 200, helloDelayMs: 400, helloDelayEvery: 3, sortN: 10 };
 
-describe('the Express app on a listening server', () => {
-  let server: Server;
-  let base: string;
+/** The app on a free port: its base URL, and a function that stops it. */
+async function serve(records: Records | undefined): Promise<{ base: string; stop: () => void }> {
   let hellos = 0;
+  const app = createApp({ config, helloHtml: HELLO, store: new MapStore(), records, nextHello: async () => ++hellos });
+  const server: Server = await listen(app, '127.0.0.1', 0);
+  const stop = () => {
+    server.closeAllConnections();
+    server.close();
+  };
+  return { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, stop };
+}
+
+describe('the Express app on a listening server', () => {
+  let base: string;
+  let stop: () => void;
   const get = (path: string) => request(base, path);
   const post = (path: string, body: string) => request(base, path, { body });
 
   before(async () => {
-    const app = createApp({ config, helloHtml: HELLO, store: new MapStore(), nextHello: async () => ++hellos });
-    server = await listen(app, '127.0.0.1', 0);
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    ({ base, stop } = await serve(undefined));
   });
 
-  after(() => {
-    server.closeAllConnections();
-    server.close();
-  });
+  after(() => stop());
 
   it('answers readiness', async () => {
     assert.deepEqual(await get('/'), { status: 200, type: 'text/plain; charset=utf-8', allow: undefined, body: 'OK' });
@@ -128,6 +136,7 @@ describe('the Express app on a listening server', () => {
       ['POST', '/user/get/alice', 'GET, HEAD'],
       ['POST', '/longPoll', 'GET, HEAD'],
       ['POST', '/long-operation', 'GET, HEAD'],
+      ['PATCH', '/record', 'GET, HEAD, PUT, POST, DELETE'],
     ];
     for (const [method, path, allow] of cases) {
       const answer = await request(base, path, { method });
@@ -154,10 +163,91 @@ describe('the Express app on a listening server', () => {
     }
   });
 
+  it('/record: checks requests before the database, and answers 503 without one', async () => {
+    for (const path of ['/record', '/record?name=', '/record?name=bad%20name', '/record?name=a&name=b']) {
+      assert.equal((await get(path)).status, 400, path);
+      assert.equal((await request(base, path, { method: 'DELETE' })).status, 400, path);
+    }
+    for (const body of ['', '[]', '{"name":"n"}', '{"name":"n","value":1}', '{"name":"a b","value":""}']) {
+      assert.equal((await request(base, '/record', { method: 'PUT', body })).status, 400, body);
+      assert.equal((await post('/record', body)).status, 400, body);
+    }
+    const big = JSON.stringify({ name: 'n', value: 'v'.repeat(BODY_LIMIT) });
+    assert.equal((await request(base, '/record', { method: 'PUT', body: big })).status, 413);
+    for (const answer of [await get('/record?name=r1'), await post('/record', '{"name":"r1","value":"v"}')]) {
+      assert.deepEqual([answer.status, answer.type], [503, 'text/plain; charset=utf-8']);
+      assert.match(answer.body, /ARENA_DB_URL/);
+    }
+  });
+
   it('never answers an error with HTML or a stack trace', async () => {
     for (const answer of [await post('/user/set/x', '{bad'), await get('/user/get/%zz'), await get('/missing')]) {
       assert.match(answer.type, /^text\/plain/);
       assert.ok(answer.body.length > 0 && answer.body.length < 100 && !answer.body.includes('<'), answer.body);
     }
+  });
+});
+
+describe('/record with the database unreachable', () => {
+  it('answers 503 within the connect timeout and keeps serving', async () => {
+    const pool = pgPool(pg.Pool, `postgresql://arena:arena@127.0.0.1:${await freePort()}/arena`, 1, 'node');
+    const { base, stop } = await serve(pgRecords(pool));
+    try {
+      const [answer, ms] = await timed(() => request(base, '/record?name=r1'));
+      assert.deepEqual([answer.status, answer.body], [503, 'database unavailable']);
+      assert.ok(ms < 3000, `${ms} ms`);
+      assert.equal((await request(base, '/')).status, 200);
+    } finally {
+      stop();
+      await pool.end();
+    }
+  });
+});
+
+// `arena test node` runs this on a throw-away database with the contract's record table.
+const DB_URL = process.env.ARENA_DB_URL;
+
+describe('/record on PostgreSQL', { skip: DB_URL ? false : 'ARENA_DB_URL is not set' }, () => {
+  const POOL = 2;
+  const pool = DB_URL ? pgPool(pg.Pool, DB_URL, POOL, 'node') : undefined;
+  let base: string;
+  let stop: () => void;
+  // Unique to this run, so that a record left by an interrupted one does not get in the way.
+  const name = (label: string) => `node-test.${label}.${process.pid}`;
+  const send = (method: string, path: string, body?: object) =>
+    request(base, path, { method, body: body && JSON.stringify(body) });
+  const path = (name: string) => `/record?name=${encodeURIComponent(name)}`;
+
+  before(async () => {
+    ({ base, stop } = await serve(pgRecords(pool!)));
+  });
+
+  after(async () => {
+    stop();
+    await pool?.end();
+  });
+
+  it('creates, reads, updates and deletes a record', async () => {
+    const record = { name: name('crud'), value: "ünï x' OR '1'='1" };
+    const created = await send('PUT', '/record', { ...record, ignored: true });
+    assert.deepEqual([created.status, created.type], [201, 'application/json; charset=utf-8']);
+    assert.deepEqual(JSON.parse(created.body), record);
+    assert.equal((await send('PUT', '/record', { ...record, value: 'other' })).status, 409);
+    assert.deepEqual(JSON.parse((await send('GET', path(record.name))).body), record);
+    const updated = { ...record, value: '' };
+    assert.deepEqual(JSON.parse((await send('POST', '/record', updated)).body), updated);
+    assert.deepEqual(JSON.parse((await send('DELETE', path(record.name))).body), updated);
+    assert.equal((await send('DELETE', path(record.name))).status, 404);
+    assert.equal((await send('GET', path(record.name))).status, 404);
+    assert.equal((await send('POST', '/record', updated)).status, 404);
+    assert.equal((await send('GET', path(record.name))).status, 404);
+  });
+
+  it('creates a name once when many try at the same time, within its pool', async () => {
+    const record = { name: name('race'), value: 'v' };
+    const answers = await Promise.all(Array.from({ length: 12 }, () => send('PUT', '/record', record)));
+    assert.deepEqual(answers.map((a) => a.status).sort(), [201, ...Array(11).fill(409)]);
+    assert.ok(pool!.totalCount <= POOL, `${pool!.totalCount} connections`);
+    assert.equal((await send('DELETE', path(record.name))).status, 200);
   });
 });

@@ -2,21 +2,12 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
-import { request, timed } from './http.ts';
+import { freePort, request, timed } from './http.ts';
 
 const MAIN = fileURLToPath(new URL('../src/main.js', import.meta.url));
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  return port;
-}
 
 async function start(env: Record<string, string>): Promise<{ child: ChildProcess; base: string }> {
   const port = await freePort();
@@ -70,13 +61,21 @@ test('the primary exits non-zero when a worker dies', async () => {
   assert.equal(await exitOf(child), 1);
 });
 
-test('a malformed setting exits with status 2 and a message', async () => {
-  const child = spawn(process.execPath, [MAIN], {
-    env: { ...process.env, ARENA_PORT: 'eighty' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk));
-  assert.equal(await exitOf(child), 2);
-  assert.match(stderr, /ARENA_PORT/);
+test('a malformed setting exits with status 2 and a message naming it', async () => {
+  const cases: [Record<string, string>, RegExp][] = [
+    [{ ARENA_PORT: 'eighty' }, /ARENA_PORT/],
+    [{ ARENA_DB_POOL: '0' }, /ARENA_DB_POOL/],
+    // Two workers cannot share one connection: each would get none.
+    [{ ARENA_CPUS: '2', ARENA_DB_POOL: '1' }, /ARENA_DB_POOL=1 is fewer than the 2 processes/],
+  ];
+  for (const [env, message] of cases) {
+    const child = spawn(process.execPath, [MAIN], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk));
+    assert.equal(await exitOf(child), 2, JSON.stringify(env));
+    assert.match(stderr, message);
+  }
 });

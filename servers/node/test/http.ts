@@ -1,4 +1,6 @@
+import { once } from 'node:events';
 import { request as httpRequest } from 'node:http';
+import { createServer } from 'node:net';
 
 export interface Answer {
   status: number;
@@ -41,4 +43,13 @@ export async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
   const start = performance.now();
   const result = await fn();
   return [result, performance.now() - start];
+}
+
+/** A port nothing listens on (just now). */
+export async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  return port;
 }

@@ -9,11 +9,12 @@ use axum::http::StatusCode;
 use axum::response::Html;
 use axum::routing::{get, post};
 use bytes::Bytes;
+use sqlx::PgPool;
 
 use crate::config::Config;
 use crate::input::{BODY_LIMIT, Reject};
 use crate::store::Store;
-use crate::{password, sort, user};
+use crate::{password, record, sort, user};
 
 pub struct App {
     pub config: Config,
@@ -25,16 +26,25 @@ pub struct App {
     pub passwords: Store<String>,
     /// username → the JSON object as sent
     pub users: Store<Bytes>,
+    /// `/record`'s database, `None` without `ARENA_DB_URL`.
+    pub records: Option<PgPool>,
 }
 
 impl App {
+    /// Must run inside the tokio runtime, where the pool starts its
+    /// maintenance task; no connection is opened yet.
     pub fn new(config: Config, hello_page: Bytes) -> Self {
+        let records = config
+            .db
+            .clone()
+            .map(|options| record::pool(options, config.db_pool));
         Self {
             config,
             hello_page,
             hello_count: AtomicU64::new(0),
             passwords: Store::default(),
             users: Store::default(),
+            records,
         }
     }
 }
@@ -52,6 +62,13 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/user/get/{username}", get(user::get))
         .route("/longPoll", get(long_poll))
         .route("/long-operation", get(sort::long_operation))
+        .route(
+            "/record",
+            get(record::get)
+                .put(record::put)
+                .post(record::post)
+                .delete(record::delete),
+        )
         .fallback(|| async { NOT_FOUND })
         .method_not_allowed_fallback(|| async { METHOD_NOT_ALLOWED })
         .layer(DefaultBodyLimit::max(BODY_LIMIT))

@@ -7,6 +7,8 @@ use std::path::PathBuf;
 use std::str::FromStr;
 use std::time::Duration;
 
+use sqlx::postgres::PgConnectOptions;
+
 /// Largest `n` of `/long-operation`: the bubble sort is O(n²), so a larger n
 /// would let one request occupy a core for minutes.
 pub const MAX_SORT_N: usize = 200_000;
@@ -22,6 +24,12 @@ pub struct Config {
     pub hello_every: u64,
     pub sort_n: usize,
     pub data_dir: PathBuf,
+    /// `/record`'s database; `None` when `ARENA_DB_URL` is unset, and
+    /// `/record` answers 503.
+    pub db: Option<PgConnectOptions>,
+    /// The most database connections. This server is one process, so its
+    /// one pool gets them all.
+    pub db_pool: u32,
 }
 
 impl Config {
@@ -44,6 +52,8 @@ impl Config {
             hello_every: env.int("ARENA_HELLO_DELAY_EVERY", 10, 1..)?,
             sort_n: env.int("ARENA_SORT_N", 50_000, 1..=MAX_SORT_N)?,
             data_dir: env.text("ARENA_DATA_DIR", "../../spec/data")?.into(),
+            db: env.db_url("ARENA_DB_URL")?,
+            db_pool: env.int("ARENA_DB_POOL", 8, 1..=1000)?,
         })
     }
 }
@@ -80,6 +90,16 @@ impl<F: Fn(&str) -> Option<OsString>> Env<F> {
         }
     }
 
+    /// The message leaves the URL out: it holds the password.
+    fn db_url(&self, name: &str) -> Result<Option<PgConnectOptions>, String> {
+        self.raw(name)?
+            .map(|url| {
+                url.parse()
+                    .map_err(|err| format!("{name} is not a PostgreSQL URL: {err}"))
+            })
+            .transpose()
+    }
+
     fn millis(&self, name: &str, default: u64) -> Result<Duration, String> {
         self.int(name, default, 0..).map(Duration::from_millis)
     }
@@ -105,6 +125,8 @@ mod tests {
         assert_eq!(c.long_poll, Duration::from_millis(5000));
         assert_eq!(c.hello_delay, Duration::from_millis(2000));
         assert_eq!(c.data_dir, PathBuf::from("../../spec/data"));
+        assert!(c.db.is_none());
+        assert_eq!(c.db_pool, 8);
     }
 
     #[test]
@@ -115,6 +137,8 @@ mod tests {
             ("ARENA_BCRYPT_COST", "4"),
             ("ARENA_LONGPOLL_MS", "0"),
             ("ARENA_SORT_N", "200000"),
+            ("ARENA_DB_URL", "postgresql://u:p@127.0.0.1:5433/arena"),
+            ("ARENA_DB_POOL", "1000"),
         ])
         .unwrap();
         assert_eq!(
@@ -122,6 +146,10 @@ mod tests {
             (9000, 2, 4, 200_000)
         );
         assert_eq!(c.long_poll, Duration::ZERO);
+        let db = c.db.unwrap();
+        assert_eq!((db.get_host(), db.get_port()), ("127.0.0.1", 5433));
+        assert_eq!((db.get_username(), db.get_database()), ("u", Some("arena")));
+        assert_eq!(c.db_pool, 1000);
     }
 
     #[test]
@@ -138,9 +166,15 @@ mod tests {
             ("ARENA_HELLO_DELAY_EVERY", "0"),
             ("ARENA_SORT_N", "200001"),
             ("ARENA_HOST", ""),
+            ("ARENA_DB_POOL", "0"),
+            ("ARENA_DB_POOL", "1001"),
+            ("ARENA_DB_POOL", "eight"),
+            ("ARENA_DB_URL", "not a url"),
+            ("ARENA_DB_URL", "postgresql://u:secret@127.0.0.1:port/arena"),
         ] {
             let err = config(&[(name, value)]).unwrap_err();
             assert!(err.starts_with(name), "{name}={value}: {err}");
+            assert!(!err.contains("secret"), "{err}");
         }
     }
 }

@@ -26,7 +26,7 @@ impl<S: Send + Sync> FromRequestParts<S> for Username {
         let Path(name) = Path::<String>::from_request_parts(parts, state)
             .await
             .map_err(|_| BAD_USERNAME)?;
-        if valid_username(&name) {
+        if valid_name(&name) {
             Ok(Self(name))
         } else {
             Err(BAD_USERNAME)
@@ -34,7 +34,8 @@ impl<S: Send + Sync> FromRequestParts<S> for Username {
     }
 }
 
-fn valid_username(name: &str) -> bool {
+/// `^[A-Za-z0-9_.-]{1,64}$`, for usernames and record names alike.
+pub(crate) fn valid_name(name: &str) -> bool {
     (1..=64).contains(&name.len())
         && name
             .bytes()
@@ -74,12 +75,12 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
 
 #[cfg(test)]
 mod tests {
-    use super::valid_username;
+    use super::valid_name;
 
     #[test]
-    fn usernames() {
+    fn names() {
         for ok in ["a", "user000001", "A-b_c.d", &"x".repeat(64)] {
-            assert!(valid_username(ok), "{ok}");
+            assert!(valid_name(ok), "{ok}");
         }
         for bad in [
             "",
@@ -90,7 +91,7 @@ mod tests {
             "a\0",
             &"x".repeat(65),
         ] {
-            assert!(!valid_username(bad), "{bad}");
+            assert!(!valid_name(bad), "{bad}");
         }
     }
 }

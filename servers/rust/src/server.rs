@@ -34,8 +34,12 @@ pub async fn serve(config: Config) -> io::Result<()> {
     let hello_page = read_hello(&config.data_dir)?;
     // Bind before logging, so the start line means the port is open.
     let listener = TcpListener::bind((config.host.as_str(), config.port)).await?;
+    // The database's address only: the URL holds the password.
+    let db = config.db.as_ref().map_or("none".to_owned(), |db| {
+        format!("{}:{}", db.get_host(), db.get_port())
+    });
     println!(
-        "rust server on http://{}: worker_threads={} bcrypt_cost={} longpoll={:?} hello_delay={:?} every {} sort_n={} data={}",
+        "rust server on http://{}: worker_threads={} bcrypt_cost={} longpoll={:?} hello_delay={:?} every {} sort_n={} data={} db={db} db_pool={}",
         listener.local_addr()?,
         config.cpus,
         config.bcrypt_cost,
@@ -44,6 +48,7 @@ pub async fn serve(config: Config) -> io::Result<()> {
         config.hello_every,
         config.sort_n,
         config.data_dir.display(),
+        config.db_pool,
     );
 
     let service = TowerToHyperService::new(router(Arc::new(App::new(config, hello_page))));

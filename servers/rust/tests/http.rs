@@ -14,13 +14,25 @@ use tower::ServiceExt;
 
 const PAGE: &[u8] = b"<p>hello</p>";
 
-fn test_router(hello_every: u64) -> Router {
+fn test_config(hello_every: u64) -> Config {
     let mut config = Config::from_lookup(|_| None).unwrap();
     config.bcrypt_cost = 4;
     config.long_poll = Duration::from_millis(20);
     config.hello_every = hello_every;
     config.hello_delay = Duration::from_secs(3600);
     config.sort_n = 10;
+    config
+}
+
+fn test_router(hello_every: u64) -> Router {
+    router(Arc::new(App::new(test_config(hello_every), PAGE.into())))
+}
+
+/// `/record` on the database at `url`, through a pool of `pool` connections.
+fn record_router(url: &str, pool: u32) -> Router {
+    let mut config = test_config(10);
+    config.db = Some(url.parse().unwrap());
+    config.db_pool = pool;
     router(Arc::new(App::new(config, PAGE.into())))
 }
 
@@ -277,4 +289,230 @@ async fn unknown_paths_404_and_wrong_methods_405() {
             "{method} {uri}"
         );
     }
+}
+
+fn record(name: &str, value: &str) -> String {
+    json!({ "name": name, "value": value }).to_string()
+}
+
+fn record_uri(name: &str) -> String {
+    format!("/record?name={name}")
+}
+
+/// Checked before the database is asked: these answer the same with none.
+#[tokio::test]
+async fn bad_record_requests_are_refused_before_the_database() {
+    let app = test_router(10);
+    for uri in [
+        "/record",
+        "/record?name=",
+        "/record?nam=r1",
+        "/record?name=bad%20name",
+        "/record?name=a&name=b",
+        &record_uri(&"y".repeat(65)),
+    ] {
+        for method in ["GET", "DELETE"] {
+            assert_eq!(
+                status(&app, method, uri, Body::empty()).await,
+                StatusCode::BAD_REQUEST,
+                "{method} {uri}"
+            );
+        }
+    }
+    let nul = record("n", "nul\0");
+    let long = record("n", &format!("{}x", "é".repeat(512)));
+    for body in [
+        "",
+        "{bad",
+        "[1]",
+        "null",
+        r#""text""#,
+        r#"{"value":"x"}"#,
+        r#"{"name":"n"}"#,
+        r#"{"name":"n","value":5}"#,
+        r#"{"name":"n","value":null}"#,
+        r#"{"name":5,"value":"x"}"#,
+        r#"{"name":"bad name","value":"x"}"#,
+        &nul,
+        &long,
+    ] {
+        for method in ["PUT", "POST"] {
+            assert_eq!(
+                status(&app, method, "/record", body.to_owned()).await,
+                StatusCode::BAD_REQUEST,
+                "{method} {body}"
+            );
+        }
+    }
+    let big = record("n", &"v".repeat(70_000));
+    assert_eq!(
+        status(&app, "PUT", "/record", big).await,
+        StatusCode::PAYLOAD_TOO_LARGE
+    );
+    assert_eq!(
+        status(&app, "PATCH", "/record", record("n", "x")).await,
+        StatusCode::METHOD_NOT_ALLOWED
+    );
+}
+
+#[tokio::test]
+async fn records_without_a_database_are_503() {
+    let app = test_router(10);
+    for (method, uri, body) in [
+        ("GET", record_uri("r1"), ""),
+        ("DELETE", record_uri("r1"), ""),
+        ("PUT", "/record".into(), &record("r1", "x")),
+        ("POST", "/record".into(), &record("r1", "x")),
+    ] {
+        let reply = call(&app, method, &uri, body.to_owned()).await;
+        assert_eq!(reply.status, StatusCode::SERVICE_UNAVAILABLE, "{method}");
+        assert!(!reply.body.is_empty());
+    }
+}
+
+/// A database that refuses connections: 503 once the acquire timeout (2 s)
+/// is spent, inside the contract's 5 s.
+#[tokio::test]
+async fn records_on_an_unreachable_database_are_503_within_5_s() {
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!(
+        "postgresql://arena:arena@127.0.0.1:{}/arena",
+        closed.local_addr().unwrap().port()
+    );
+    drop(closed);
+    let app = record_router(&url, 1);
+    let reply = tokio::time::timeout(
+        Duration::from_secs(5),
+        call(&app, "GET", &record_uri("r1"), Body::empty()),
+    )
+    .await
+    .expect("an answer within 5 s");
+    assert_eq!(reply.status, StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(
+        status(&app, "GET", "/", Body::empty()).await,
+        StatusCode::OK
+    );
+}
+
+fn db_router(pool: u32) -> Router {
+    let url = std::env::var("ARENA_DB_URL").expect("ARENA_DB_URL, the database to test on");
+    record_router(&url, pool)
+}
+
+#[tokio::test]
+#[cfg_attr(
+    not(arena_db),
+    ignore = "ARENA_DB_URL is unset: no PostgreSQL to test /record on"
+)]
+async fn records_create_read_update_delete() {
+    let app = db_router(2);
+    let name = "rust-test.crud";
+    call(&app, "DELETE", &record_uri(name), Body::empty()).await;
+    let first = json!({ "name": name, "value": "first" });
+    let second = json!({ "name": name, "value": "ünï cødé ✓" });
+
+    let body = json!({ "name": name, "value": "first", "extra": 1 }).to_string();
+    let created = call(&app, "PUT", "/record", body).await;
+    assert_eq!(created.status, StatusCode::CREATED);
+    assert_eq!(created.content_type, "application/json");
+    assert_eq!(created.json(), first);
+    assert_eq!(
+        status(&app, "PUT", "/record", second.to_string()).await,
+        StatusCode::CONFLICT
+    );
+    assert_eq!(
+        call(&app, "GET", &record_uri(name), Body::empty())
+            .await
+            .json(),
+        first,
+        "the conflict left it unchanged"
+    );
+
+    let updated = call(&app, "POST", "/record", second.to_string()).await;
+    assert_eq!(updated.status, StatusCode::OK);
+    assert_eq!(updated.json(), second);
+    let read = call(&app, "GET", &record_uri("rust-test%2Ecrud"), Body::empty()).await;
+    assert_eq!((read.status, read.json()), (StatusCode::OK, second.clone()));
+
+    let deleted = call(&app, "DELETE", &record_uri(name), Body::empty()).await;
+    assert_eq!((deleted.status, deleted.json()), (StatusCode::OK, second));
+    for method in ["GET", "DELETE"] {
+        assert_eq!(
+            status(&app, method, &record_uri(name), Body::empty()).await,
+            StatusCode::NOT_FOUND
+        );
+    }
+    assert_eq!(
+        status(&app, "POST", "/record", record(name, "x")).await,
+        StatusCode::NOT_FOUND,
+        "an update creates nothing"
+    );
+    assert_eq!(
+        status(&app, "GET", &record_uri(name), Body::empty()).await,
+        StatusCode::NOT_FOUND
+    );
+}
+
+#[tokio::test]
+#[cfg_attr(
+    not(arena_db),
+    ignore = "ARENA_DB_URL is unset: no PostgreSQL to test /record on"
+)]
+async fn record_values_are_data_never_sql() {
+    let app = db_router(2);
+    for (i, value) in [
+        "",
+        "x' OR '1'='1",
+        "'; DROP TABLE record; --",
+        &"é".repeat(512),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let name = format!("rust-test.value{i}");
+        call(&app, "DELETE", &record_uri(&name), Body::empty()).await;
+        let body = json!({ "name": name, "value": value });
+        let created = call(&app, "PUT", "/record", body.to_string()).await;
+        assert_eq!(
+            (created.status, created.json()),
+            (StatusCode::CREATED, body.clone())
+        );
+        let read = call(&app, "GET", &record_uri(&name), Body::empty()).await;
+        assert_eq!(read.json(), body);
+        let deleted = call(&app, "DELETE", &record_uri(&name), Body::empty()).await;
+        assert_eq!(deleted.json(), body);
+    }
+}
+
+#[tokio::test]
+#[cfg_attr(
+    not(arena_db),
+    ignore = "ARENA_DB_URL is unset: no PostgreSQL to test /record on"
+)]
+async fn concurrent_creates_of_one_name_give_one_201() {
+    let app = db_router(4);
+    let name = "rust-test.race";
+    call(&app, "DELETE", &record_uri(name), Body::empty()).await;
+    let racers: Vec<_> = (0..16)
+        .map(|k| {
+            let app = app.clone();
+            tokio::spawn(async move {
+                status(&app, "PUT", "/record", record(name, &format!("from {k}"))).await
+            })
+        })
+        .collect();
+    let mut statuses = Vec::new();
+    for racer in racers {
+        statuses.push(racer.await.unwrap());
+    }
+    let created = statuses
+        .iter()
+        .filter(|s| **s == StatusCode::CREATED)
+        .count();
+    let conflicts = statuses
+        .iter()
+        .filter(|s| **s == StatusCode::CONFLICT)
+        .count();
+    assert_eq!((created, conflicts), (1, 15), "{statuses:?}");
+    call(&app, "DELETE", &record_uri(name), Body::empty()).await;
 }

@@ -1,9 +1,9 @@
 defmodule Arena.Application do
   @moduledoc """
   Start-up: reads the settings and hello.html, applies the core budget and
-  starts the store and the HTTP server. A malformed setting or an unreadable
-  hello.html stops the VM with status 2 before anything listens, an address
-  that cannot be bound with status 1.
+  starts the store, the database pool and the HTTP server. A malformed
+  setting or an unreadable hello.html stops the VM with status 2 before
+  anything listens, an address that cannot be bound with status 1.
   """
   use Application
   require Logger
@@ -21,8 +21,14 @@ defmodule Arena.Application do
     end
   end
 
-  @doc "The supervised processes: the store's table owner, then the listener."
-  def children(config, page), do: [Arena.Store, {Arena.HTTP, {config, page}}]
+  @doc """
+  The supervised processes: the store's table owner, the database pool when
+  `ARENA_DB_URL` is set, then the listener.
+  """
+  def children(config, page) do
+    pool = if config.db, do: [{Arena.Database, {config.db, config.db_pool}}], else: []
+    [Arena.Store] ++ pool ++ [{Arena.HTTP, {config, page}}]
+  end
 
   defp start_tree(config, page) do
     case Supervisor.start_link(children(config, page), strategy: :one_for_all) do
@@ -66,6 +72,7 @@ defmodule Arena.Application do
         "bcrypt_cost=#{config.bcrypt_cost} longpoll_ms=#{config.longpoll_ms} " <>
         "hello_delay_ms=#{config.hello_delay_ms} every #{config.hello_every} " <>
         "sort_n=#{config.sort_n} data=#{config.data_dir} " <>
+        "db=#{if config.db, do: "set", else: "unset"} db_pool=#{config.db_pool} " <>
         "otp=#{System.otp_release()} elixir=#{System.version()}"
     )
   end

@@ -20,7 +20,9 @@ defmodule Arena.Config do
     :hello_delay_ms,
     :hello_every,
     :sort_n,
-    :data_dir
+    :data_dir,
+    :db,
+    :db_pool
   ]
 
   @type t :: %__MODULE__{}
@@ -38,7 +40,9 @@ defmodule Arena.Config do
          {:ok, delay} <- int(env, "ARENA_HELLO_DELAY_MS", 2000, 0, @max_millis),
          {:ok, every} <- int(env, "ARENA_HELLO_DELAY_EVERY", 10, 1),
          {:ok, sort_n} <- int(env, "ARENA_SORT_N", 50_000, 1, @max_sort_n),
-         {:ok, data_dir} <- string(env, "ARENA_DATA_DIR", "../../spec/data") do
+         {:ok, data_dir} <- string(env, "ARENA_DATA_DIR", "../../spec/data"),
+         {:ok, db} <- db_url(env),
+         {:ok, db_pool} <- int(env, "ARENA_DB_POOL", 8, 1, 1000) do
       {:ok,
        %__MODULE__{
          host: host,
@@ -49,7 +53,9 @@ defmodule Arena.Config do
          hello_delay_ms: delay,
          hello_every: every,
          sort_n: sort_n,
-         data_dir: data_dir
+         data_dir: data_dir,
+         db: db,
+         db_pool: db_pool
        }}
     end
   end
@@ -76,6 +82,28 @@ defmodule Arena.Config do
       :error -> {:ok, default}
       {:ok, ""} -> {:error, "#{name} is set but empty"}
       {:ok, text} -> {:ok, text}
+    end
+  end
+
+  # p1_pgsql's connection options, or nil when unset (/record then answers
+  # 503). The message leaves the URL out: it holds the password.
+  defp db_url(env) do
+    with {:ok, text} <- Map.fetch(env, "ARENA_DB_URL"),
+         %URI{scheme: scheme, userinfo: userinfo, host: host, port: port, path: "/" <> db}
+         when scheme in ["postgresql", "postgres"] and is_binary(userinfo) and
+                host not in [nil, ""] and db != "" <- URI.parse(text),
+         [user, password] <- String.split(userinfo, ":", parts: 2) do
+      {:ok,
+       [
+         host: String.to_charlist(host),
+         port: port || 5432,
+         user: URI.decode(user),
+         password: URI.decode(password),
+         database: URI.decode(db)
+       ]}
+    else
+      :error -> {:ok, nil}
+      _ -> {:error, "ARENA_DB_URL: want postgresql://user:password@host:port/db"}
     end
   end
 

@@ -16,6 +16,6 @@ defmodule Arena.Reply do
   @spec html(iodata) :: t
   def html(body), do: {200, [{"Content-Type", "text/html; charset=utf-8"}], body}
 
-  @spec json(iodata) :: t
-  def json(body), do: {200, [{"Content-Type", "application/json"}], body}
+  @spec json(pos_integer, iodata) :: t
+  def json(status \\ 200, body), do: {status, [{"Content-Type", "application/json"}], body}
 end

@@ -1,7 +1,8 @@
 defmodule Arena.Request do
   @moduledoc """
-  What the handlers take from a request: the username of the path and the
-  JSON body, each refused with the status the contract gives.
+  What the handlers take from a request: the username of the path, the
+  record name of the query and the JSON body, each refused with the status
+  the contract gives.
   """
 
   alias Arena.JSON
@@ -9,6 +10,8 @@ defmodule Arena.Request do
   @max_body 65_536
   # bcrypt's own limit: longer input would be cut off silently.
   @max_password 72
+  @max_value 1024
+  @name ~r/\A[A-Za-z0-9_.-]{1,64}\z/
 
   @typedoc "A mochiweb request: `{:mochiweb_request, fields}`, used as a tuple module."
   @type t :: tuple
@@ -18,12 +21,21 @@ defmodule Arena.Request do
   @spec username(binary) :: {:ok, binary} | error
   def username(segment) do
     name = URI.decode(segment)
-
-    if name =~ ~r/\A[A-Za-z0-9_.-]{1,64}\z/,
-      do: {:ok, name},
-      else: {:error, 400, "invalid username"}
+    if name =~ @name, do: {:ok, name}, else: {:error, 400, "invalid username"}
   rescue
     ArgumentError -> {:error, 400, "invalid username"}
+  end
+
+  @doc "The percent-decoded `name` of the query (the first one if repeated) if it is valid."
+  @spec record_name(t) :: {:ok, binary} | error
+  def record_name(req) do
+    with {_, name} <- List.keyfind(:mochiweb_request.parse_qs(req), ~c"name", 0),
+         name = :erlang.list_to_binary(name),
+         true <- name =~ @name do
+      {:ok, name}
+    else
+      _ -> {:error, 400, "name must match ^[A-Za-z0-9_.-]{1,64}$"}
+    end
   end
 
   @doc """
@@ -33,8 +45,7 @@ defmodule Arena.Request do
   @spec password(t) :: {:ok, binary} | error
   def password(req) do
     with {:ok, body} <- body(req),
-         true <- JSON.object?(body),
-         {:struct, fields} <- decode(body),
+         {:ok, fields} <- object_fields(body),
          {"password", password} when is_binary(password) <- List.keyfind(fields, "password", 0),
          true <- byte_size(password) <= @max_password and not String.contains?(password, <<0>>) do
       {:ok, password}
@@ -43,6 +54,48 @@ defmodule Arena.Request do
       _ -> {:error, 400, ~s(body must be {"password": string of at most 72 bytes})}
     end
   end
+
+  @doc """
+  The string `name` and `value` of a JSON object body. The value is refused
+  when it holds a NUL character, which PostgreSQL's text cannot store.
+  """
+  @spec record(t) :: {:ok, binary, binary} | error
+  def record(req) do
+    with {:ok, body} <- body(req),
+         {:ok, fields} <- object_fields(body),
+         {:ok, name} <- record_field(fields, "name", &(&1 =~ @name)),
+         {:ok, value} <- record_field(fields, "value", &valid_value?/1) do
+      {:ok, name, value}
+    end
+  end
+
+  defp object_fields(body) do
+    with true <- JSON.object?(body),
+         {:struct, fields} <- decode(body) do
+      {:ok, fields}
+    else
+      _ -> {:error, 400, "body must be a JSON object"}
+    end
+  end
+
+  defp record_field(fields, key, valid?) do
+    case List.keyfind(fields, key, 0) do
+      {^key, text} when is_binary(text) ->
+        if valid?.(text), do: {:ok, text}, else: field_error(key)
+
+      _ ->
+        field_error(key)
+    end
+  end
+
+  defp valid_value?(text),
+    do: byte_size(text) <= @max_value and not String.contains?(text, <<0>>)
+
+  defp field_error("name"),
+    do: {:error, 400, "name must be a string matching ^[A-Za-z0-9_.-]{1,64}$"}
+
+  defp field_error("value"),
+    do: {:error, 400, "value must be a string of at most 1024 bytes, no NUL"}
 
   @doc "The raw body if it is a JSON object, ready to be sent back as it came."
   @spec json_object(t) :: {:ok, binary} | error

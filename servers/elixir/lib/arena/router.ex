@@ -4,7 +4,7 @@ defmodule Arena.Router do
   path (an empty or multi-segment username included) is 404, a known path
   with another method 405.
   """
-  alias Arena.{LongOperation, Password, Reply, User, Wait}
+  alias Arena.{LongOperation, Password, Record, Reply, User, Wait}
 
   @spec dispatch(Arena.Request.t(), map) :: Reply.t() | Arena.Request.error()
   def dispatch(req, ctx) do
@@ -15,25 +15,44 @@ defmodule Arena.Router do
     [path | _query] = :binary.split(raw_path, "?")
 
     case route(segments(path)) do
-      {^method, handler} -> handler.(req, ctx)
-      {allowed, _handler} -> Reply.text(405, "method not allowed", [{"Allow", "#{allowed}"}])
-      :not_found -> {:error, 404, "not found"}
+      :not_found ->
+        {:error, 404, "not found"}
+
+      handlers ->
+        # A method outside HTTP's standard ones (PATCH) comes as a string.
+        case List.keyfind(handlers, method, 0) do
+          {_method, handler} ->
+            handler.(req, ctx)
+
+          nil ->
+            allowed = handlers |> Keyword.keys() |> Enum.join(", ")
+            Reply.text(405, "method not allowed", [{"Allow", allowed}])
+        end
     end
   end
 
   defp segments("/" <> path), do: String.split(path, "/")
   defp segments(_absolute_uri_or_star), do: []
 
-  defp route([""]), do: {:GET, fn _req, _ctx -> Reply.ok() end}
-  defp route(["hello"]), do: {:GET, &Wait.hello/2}
-  defp route(["longPoll"]), do: {:GET, &Wait.long_poll/2}
-  defp route(["long-operation"]), do: {:GET, &LongOperation.run/2}
-  defp route(["password", "set", name]) when name != "", do: {:POST, &Password.set(&1, &2, name)}
+  defp route([""]), do: [GET: fn _req, _ctx -> Reply.ok() end]
+  defp route(["hello"]), do: [GET: &Wait.hello/2]
+  defp route(["longPoll"]), do: [GET: &Wait.long_poll/2]
+  defp route(["long-operation"]), do: [GET: &LongOperation.run/2]
+  defp route(["password", "set", name]) when name != "", do: [POST: &Password.set(&1, &2, name)]
 
   defp route(["password", "verify", name]) when name != "",
-    do: {:POST, &Password.verify(&1, &2, name)}
+    do: [POST: &Password.verify(&1, &2, name)]
 
-  defp route(["user", "set", name]) when name != "", do: {:POST, &User.set(&1, &2, name)}
-  defp route(["user", "get", name]) when name != "", do: {:GET, &User.get(&1, &2, name)}
+  defp route(["user", "set", name]) when name != "", do: [POST: &User.set(&1, &2, name)]
+  defp route(["user", "get", name]) when name != "", do: [GET: &User.get(&1, &2, name)]
+
+  defp route(["record"]),
+    do: [
+      GET: &Record.read/2,
+      PUT: &Record.create/2,
+      POST: &Record.update/2,
+      DELETE: &Record.delete/2
+    ]
+
   defp route(_segments), do: :not_found
 end

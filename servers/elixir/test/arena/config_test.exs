@@ -14,7 +14,9 @@ defmodule Arena.ConfigTest do
              hello_delay_ms: 2000,
              hello_every: 10,
              sort_n: 50_000,
-             data_dir: "../../spec/data"
+             data_dir: "../../spec/data",
+             db: nil,
+             db_pool: 8
            }
   end
 
@@ -28,7 +30,9 @@ defmodule Arena.ConfigTest do
       "ARENA_HELLO_DELAY_MS" => "10",
       "ARENA_HELLO_DELAY_EVERY" => "1",
       "ARENA_SORT_N" => "200000",
-      "ARENA_DATA_DIR" => "/data"
+      "ARENA_DATA_DIR" => "/data",
+      "ARENA_DB_URL" => "postgresql://arena:p%40ss:w@127.0.0.1:5433/records",
+      "ARENA_DB_POOL" => "1000"
     }
 
     assert {:ok, config} = Config.load(env)
@@ -36,6 +40,18 @@ defmodule Arena.ConfigTest do
     assert {config.port, config.cpus, config.bcrypt_cost} == {9000, 4, 4}
     assert {config.longpoll_ms, config.hello_delay_ms, config.hello_every} == {0, 10, 1}
     assert {config.sort_n, config.data_dir} == {200_000, "/data"}
+    assert config.db_pool == 1000
+
+    assert config.db == [
+             host: ~c"127.0.0.1",
+             port: 5433,
+             user: "arena",
+             password: "p@ss:w",
+             database: "records"
+           ]
+
+    assert {:ok, %{db: db}} = Config.load(%{"ARENA_DB_URL" => "postgres://u:p@localhost/d"})
+    assert db[:port] == 5432
   end
 
   test "a malformed value is an error naming the variable" do
@@ -52,7 +68,13 @@ defmodule Arena.ConfigTest do
           {"ARENA_HELLO_DELAY_EVERY", "0"},
           {"ARENA_SORT_N", "200001"},
           {"ARENA_DATA_DIR", ""},
-          {"ARENA_HOST", "not a host!"}
+          {"ARENA_HOST", "not a host!"},
+          {"ARENA_DB_POOL", "0"},
+          {"ARENA_DB_POOL", "1001"},
+          {"ARENA_DB_POOL", "eight"},
+          {"ARENA_DB_URL", "mysql://u:p@127.0.0.1/d"},
+          {"ARENA_DB_URL", "postgresql://127.0.0.1/d"},
+          {"ARENA_DB_URL", "postgresql://u:p@127.0.0.1"}
         ] do
       assert {:error, message} = Config.load(%{name => value})
       assert message =~ name

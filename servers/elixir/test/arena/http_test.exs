@@ -2,33 +2,7 @@ defmodule Arena.HTTPTest do
   # One server for all (see test_helper.exs): K = 3, delay 500 ms, long-poll
   # 200 ms, bcrypt cost 4, default n = 10.
   use ExUnit.Case, async: false
-
-  # Sends one request on its own connection and reads the answer to the end.
-  defp request(method, path, body \\ "", version \\ "HTTP/1.1") do
-    {:ok, socket} = :gen_tcp.connect({127, 0, 0, 1}, Arena.HTTP.port(), [:binary, active: false])
-
-    :ok =
-      :gen_tcp.send(socket, [
-        "#{method} #{path} #{version}\r\nHost: test\r\nConnection: close\r\n",
-        "Content-Length: #{byte_size(body)}\r\n\r\n",
-        body
-      ])
-
-    {head, answer} =
-      socket |> read_all("") |> String.split("\r\n\r\n", parts: 2) |> List.to_tuple()
-
-    [status_line | headers] = String.split(head, "\r\n")
-    [_version, status | _reason] = String.split(status_line, " ")
-    type = Enum.find_value(headers, "", &(String.downcase(&1) =~ "content-type" && &1))
-    {String.to_integer(status), type, answer}
-  end
-
-  defp read_all(socket, acc) do
-    case :gen_tcp.recv(socket, 0, 10_000) do
-      {:ok, data} -> read_all(socket, acc <> data)
-      {:error, :closed} -> acc
-    end
-  end
+  import Arena.TestClient
 
   defp timed(fun) do
     {micros, result} = :timer.tc(fun)

@@ -40,10 +40,10 @@ public class ArenaApplication {
 		stopOn(context, "INT");
 		log.info(
 				"java server on http://{}:{}: availableProcessors={} cpus={} bcrypt_cost={} longpoll={} "
-						+ "hello_delay={} every {} sort_n={} data={}",
+						+ "hello_delay={} every {} sort_n={} data={} db={} db_pool={}",
 				config.host(), config.port(), Runtime.getRuntime().availableProcessors(), config.cpus(),
 				config.bcryptCost(), config.longPoll(), config.helloDelay(), config.helloEvery(), config.sortN(),
-				config.dataDir());
+				config.dataDir(), config.database().map(ArenaConfig.Database::jdbcUrl).orElse("none"), config.dbPool());
 	}
 
 	@Bean

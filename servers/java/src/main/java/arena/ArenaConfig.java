@@ -1,7 +1,10 @@
 package arena;
 
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.function.Function;
 
@@ -13,7 +16,7 @@ import java.util.function.Function;
  * server must not run with another setting than the harness asked for.
  */
 public record ArenaConfig(String host, int port, int cpus, int bcryptCost, Duration longPoll, Duration helloDelay,
-		long helloEvery, int sortN, Path dataDir) {
+		long helloEvery, int sortN, Path dataDir, Optional<Database> database, int dbPool) {
 
 	/** The largest {@code n} of /long-operation: its bubble sort is O(n²). */
 	public static final int MAX_SORT_N = 200_000;
@@ -30,7 +33,34 @@ public record ArenaConfig(String host, int port, int cpus, int bcryptCost, Durat
 				vars.millis("ARENA_LONGPOLL_MS", 5000), vars.millis("ARENA_HELLO_DELAY_MS", 2000),
 				vars.number("ARENA_HELLO_DELAY_EVERY", 10, 1, Long.MAX_VALUE),
 				vars.integer("ARENA_SORT_N", 50_000, 1, MAX_SORT_N),
-				Path.of(vars.text("ARENA_DATA_DIR", "../../spec/data")));
+				Path.of(vars.text("ARENA_DATA_DIR", "../../spec/data")), vars.database("ARENA_DB_URL"),
+				vars.integer("ARENA_DB_POOL", 8, 1, 1000));
+	}
+
+	/**
+	 * The PostgreSQL of /record as JDBC wants it: {@code ARENA_DB_URL}
+	 * ({@code postgresql://user:password@host:port/db}) split into a JDBC URL and the
+	 * credentials.
+	 */
+	public record Database(String jdbcUrl, String user, String password) {
+
+		static Database parse(String url) throws URISyntaxException {
+			URI uri = new URI(url);
+			String userInfo = uri.getUserInfo();
+			if (!"postgresql".equals(uri.getScheme()) && !"postgres".equals(uri.getScheme())) {
+				throw new URISyntaxException(url, "not a postgresql:// URL");
+			}
+			if (uri.getHost() == null || userInfo == null || uri.getPath().length() < 2) {
+				throw new URISyntaxException(url, "want postgresql://user:password@host:port/db");
+			}
+			String port = (uri.getPort() != -1) ? ":" + uri.getPort() : "";
+			String query = (uri.getRawQuery() != null) ? "?" + uri.getRawQuery() : "";
+			int colon = userInfo.indexOf(':');
+			return new Database("jdbc:postgresql://" + uri.getHost() + port + uri.getRawPath() + query,
+					(colon >= 0) ? userInfo.substring(0, colon) : userInfo,
+					(colon >= 0) ? userInfo.substring(colon + 1) : "");
+		}
+
 	}
 
 	private record Variables(Function<String, String> lookup) {
@@ -57,6 +87,20 @@ public record ArenaConfig(String host, int port, int cpus, int bcryptCost, Durat
 				throw new IllegalArgumentException(name + "=\"" + value + "\": want an integer " + range);
 			}
 			return number.getAsLong();
+		}
+
+		Optional<Database> database(String name) {
+			String value = this.lookup.apply(name);
+			if (value == null) {
+				return Optional.empty();
+			}
+			try {
+				return Optional.of(Database.parse(value));
+			}
+			catch (URISyntaxException ex) {
+				// Not the URL itself: it holds the password.
+				throw new IllegalArgumentException(name + " is malformed: " + ex.getReason());
+			}
 		}
 
 		int integer(String name, int fallback, int min, int max) {

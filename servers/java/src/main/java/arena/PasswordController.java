@@ -33,14 +33,14 @@ class PasswordController {
 
 	@PostMapping("/set/{username}")
 	ResponseEntity<String> set(@PathVariable String username, InputStream body) {
-		String name = Usernames.check(username);
+		String name = Names.check(username);
 		this.hashes.put(name, this.bcrypt.encode(this.bodies.password(body)));
 		return Responses.ok();
 	}
 
 	@PostMapping("/verify/{username}")
 	ResponseEntity<String> verify(@PathVariable String username, InputStream body) {
-		String name = Usernames.check(username);
+		String name = Names.check(username);
 		String password = this.bodies.password(body);
 		String hash = this.hashes.get(name);
 		if (hash == null) {

@@ -54,6 +54,23 @@ class RequestBodies {
 		return password.stringValue();
 	}
 
+	/**
+	 * The record of a {@code {"name": n, "value": v}} body; other fields are ignored.
+	 */
+	RecordRow record(InputStream body) {
+		ObjectNode tree = object(body).tree();
+		JsonNode name = tree.get("name");
+		JsonNode value = tree.get("value");
+		Names.check((name != null && name.isString()) ? name.stringValue() : "");
+		// PostgreSQL's text cannot hold U+0000.
+		if (value == null || !value.isString()
+				|| value.stringValue().getBytes(StandardCharsets.UTF_8).length > RecordRow.MAX_VALUE_BYTES
+				|| value.stringValue().indexOf('\0') >= 0) {
+			throw badRequest("value must be a string of at most 1024 UTF-8 bytes, without U+0000");
+		}
+		return new RecordRow(name.stringValue(), value.stringValue());
+	}
+
 	private static byte[] readBounded(InputStream body) {
 		byte[] bytes;
 		try {

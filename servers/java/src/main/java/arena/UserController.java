@@ -33,14 +33,14 @@ class UserController {
 
 	@PostMapping("/set/{username}")
 	ResponseEntity<String> set(@PathVariable String username, InputStream body) {
-		String name = Usernames.check(username);
+		String name = Names.check(username);
 		this.users.put(name, this.bodies.object(body).bytes());
 		return Responses.ok();
 	}
 
 	@GetMapping("/get/{username}")
 	ResponseEntity<byte[]> get(@PathVariable String username) {
-		byte[] user = this.users.get(Usernames.check(username));
+		byte[] user = this.users.get(Names.check(username));
 		if (user == null) {
 			throw new ResponseStatusException(HttpStatus.NOT_FOUND, "unknown user");
 		}

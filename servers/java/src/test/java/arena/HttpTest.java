@@ -1,8 +1,5 @@
 package arena;
 
-import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpRequest.BodyPublishers;
 import java.net.http.HttpResponse;
@@ -24,25 +21,22 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.context.TestConfiguration;
-import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Bean;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The contract over real HTTP, on a server with short waits and bcrypt cost 4. */
+/**
+ * The contract over real HTTP, on a server with short waits, bcrypt cost 4 and no
+ * database.
+ */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = "server.address=127.0.0.1")
-class HttpTest {
+class HttpTest extends ServerTest {
 
 	private static final Path DATA_DIR = Path.of("../../spec/data");
 
 	private static final long HELLO_DELAY_MS = 1000;
 
 	private static final long LONG_POLL_MS = 500;
-
-	private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-
-	@LocalServerPort
-	private int port;
 
 	@Test
 	void rootIsReady() throws Exception {
@@ -141,6 +135,39 @@ class HttpTest {
 		assertAnswer(send("GET", "/user/get/big", null), 200, objectOfSize(65_536));
 		assertThat(send("POST", "/user/set/big", objectOfSize(65_537)).statusCode()).isEqualTo(413);
 		assertThat(send("POST", "/password/set/big", objectOfSize(300_000)).statusCode()).isEqualTo(413);
+		assertThat(send("PUT", "/record", objectOfSize(65_537)).statusCode()).isEqualTo(413);
+	}
+
+	@Test
+	void recordsWithoutADatabaseAreUnavailable() throws Exception {
+		assertAnswer(send("GET", "/record?name=r1", null), 503, "database unavailable");
+		assertAnswer(send("PUT", "/record", "{\"name\": \"r1\", \"value\": \"v\"}"), 503, "database unavailable");
+		assertAnswer(send("GET", "/", null), 200, "OK");
+	}
+
+	// Refused before the database is asked: here there is none, which would answer 503.
+	@ParameterizedTest
+	@ValueSource(strings = { "", "[1, 2]", "null", "{bad json", "{\"value\": \"x\"}", "{\"name\": \"r1\"}",
+			"{\"name\": \"r1\", \"value\": 5}", "{\"name\": \"r1\", \"value\": null}",
+			"{\"name\": 5, \"value\": \"x\"}", "{\"name\": \"bad name\", \"value\": \"x\"}",
+			"{\"name\": \"\", \"value\": \"x\"}", "{\"name\": \"r1\", \"value\": \"nul\\u0000\"}" })
+	void malformedRecordBodiesAreBadRequests(String body) throws Exception {
+		assertThat(send("PUT", "/record", body).statusCode()).isEqualTo(400);
+		assertThat(send("POST", "/record", body).statusCode()).isEqualTo(400);
+	}
+
+	@Test
+	void recordValuesAreLimitedTo1024Utf8Bytes() throws Exception {
+		String body = "{\"name\": \"r1\", \"value\": \"" + "é".repeat(512) + "x\"}";
+		assertThat(send("PUT", "/record", body).statusCode()).isEqualTo(400);
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "/record", "/record?name=", "/record?nam=r1", "/record?name=bad%20name",
+			"/record?name=x%27%20OR%20%271%27%3D%271" })
+	void recordNamesOutsideTheRegexAreBadRequests(String path) throws Exception {
+		assertThat(send("GET", path, null).statusCode()).isEqualTo(400);
+		assertThat(send("DELETE", path, null).statusCode()).isEqualTo(400);
 	}
 
 	@ParameterizedTest
@@ -161,8 +188,8 @@ class HttpTest {
 	@ParameterizedTest
 	@CsvSource({ "GET, /nope, 404", "GET, /user/get/, 404", "GET, /user/get/a/b, 404", "GET, /hello/, 404",
 			"GET, /longpoll, 404", "GET, /error, 404", "POST, /, 405", "DELETE, /hello, 405",
-			"GET, /password/set/u, 405", "POST, /user/get/u, 405", "PUT, /longPoll, 405",
-			"POST, /long-operation, 405" })
+			"GET, /password/set/u, 405", "POST, /user/get/u, 405", "PUT, /longPoll, 405", "POST, /long-operation, 405",
+			"PATCH, /record, 405" })
 	void routingErrorsAreShortPlainText(String method, String path, int status) throws Exception {
 		HttpResponse<String> response = send(method, path, method.equals("GET") ? null : "{}");
 		assertThat(response.statusCode()).isEqualTo(status);
@@ -173,24 +200,6 @@ class HttpTest {
 
 	private static String objectOfSize(int size) {
 		return "{\"pad\":\"" + "x".repeat(size - 10) + "\"}";
-	}
-
-	private HttpResponse<String> send(String method, String path, String body)
-			throws IOException, InterruptedException {
-		HttpRequest.BodyPublisher publisher = (body != null) ? BodyPublishers.ofString(body) : null;
-		return this.client.send(request(method, path, publisher), BodyHandlers.ofString());
-	}
-
-	private HttpRequest request(String method, String path, HttpRequest.BodyPublisher body) {
-		return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + this.port + path))
-			.header("Content-Type", "application/json")
-			.method(method, (body != null) ? body : BodyPublishers.noBody())
-			.build();
-	}
-
-	private static void assertAnswer(HttpResponse<String> response, int status, String body) {
-		assertThat(response.statusCode()).isEqualTo(status);
-		assertThat(response.body()).isEqualTo(body);
 	}
 
 	@TestConfiguration(proxyBeanMethods = false)

@@ -39,6 +39,7 @@ fun Application.arena(config: Config, hello: ByteArray) {
         passwords(config.bcryptCost)
         users()
         longOperation(config.sortN)
+        records(config.dbUrl?.let { RecordStore(it, config.dbPool) })
     }
 }
 

@@ -1,5 +1,7 @@
 package arena
 
+import java.net.URI
+import java.net.URISyntaxException
 import java.nio.file.Path
 import kotlin.io.path.Path
 
@@ -14,6 +16,8 @@ data class Config(
     val helloDelayEvery: Int = 10,
     val sortN: Int = 50_000,
     val dataDir: Path = Path("../../spec/data"),
+    val dbUrl: DbUrl? = null,
+    val dbPool: Int = 8,
 ) {
     companion object {
         /** Unset variables keep their default; a set but malformed one throws [ConfigError]. */
@@ -29,6 +33,33 @@ data class Config(
                 helloDelayEvery = env.int("ARENA_HELLO_DELAY_EVERY", default.helloDelayEvery, 1..Int.MAX_VALUE),
                 sortN = env.int("ARENA_SORT_N", default.sortN, 1..MAX_SORT_N),
                 dataDir = env.text("ARENA_DATA_DIR")?.let(::Path) ?: default.dataDir,
+                dbUrl = env.text("ARENA_DB_URL")?.let(DbUrl::parse),
+                dbPool = env.int("ARENA_DB_POOL", default.dbPool, 1..1000),
+            )
+        }
+    }
+}
+
+/** `ARENA_DB_URL` as JDBC takes it: the server's address in [jdbcUrl], the credentials apart. */
+data class DbUrl(val jdbcUrl: String, val user: String?, val password: String?) {
+    companion object {
+        /** A `postgresql://user:password@host:port/db` URL; anything else throws [ConfigError]. */
+        fun parse(text: String): DbUrl {
+            val uri = try {
+                URI(text)
+            } catch (_: URISyntaxException) {
+                null
+            }
+            // The message leaves the value out: it holds a password.
+            if (uri == null || uri.scheme !in setOf("postgresql", "postgres") || uri.host == null) {
+                throw ConfigError("ARENA_DB_URL is not a postgresql://user:password@host:port/db URL")
+            }
+            val port = if (uri.port == -1) "" else ":${uri.port}"
+            val credentials = uri.userInfo?.split(":", limit = 2).orEmpty()
+            return DbUrl(
+                jdbcUrl = "jdbc:postgresql://${uri.host}$port${uri.rawPath}",
+                user = credentials.getOrNull(0),
+                password = credentials.getOrNull(1),
             )
         }
     }

@@ -14,7 +14,7 @@ import kotlinx.io.readByteArray
 const val BODY_LIMIT = 65_536
 private const val PASSWORD_LIMIT = 72
 
-private val USERNAME = Regex("[A-Za-z0-9_.-]{1,64}")
+private val NAME = Regex("[A-Za-z0-9_.-]{1,64}")
 
 // Strict JSON: Jackson refuses what kotlinx.serialization's tree parser lets through ({"a": abc}),
 // and with this feature also anything after the first value.
@@ -27,12 +27,14 @@ fun badRequest(message: String) = ApiError(HttpStatusCode.BadRequest, message)
 
 private fun tooLarge() = ApiError(HttpStatusCode.PayloadTooLarge, "body larger than $BODY_LIMIT bytes")
 
-/** The `{username}` path segment, which Ktor has already percent-decoded. */
-fun ApplicationCall.username(): String {
-    val name = parameters["username"].orEmpty()
-    if (!USERNAME.matches(name)) throw badRequest("username must match ${USERNAME.pattern}")
+/** [name] if it is a valid [what] (a username, a record's name): the contract's pattern, or 400. */
+fun validName(what: String, name: String?): String {
+    if (name == null || !NAME.matches(name)) throw badRequest("$what must match ${NAME.pattern}")
     return name
 }
+
+/** The `{username}` path segment, which Ktor has already percent-decoded. */
+fun ApplicationCall.username(): String = validName("username", parameters["username"])
 
 /** The body as UTF-8 text, if it is at most [BODY_LIMIT] bytes. */
 suspend fun ApplicationCall.receiveUtf8(): String {
@@ -57,6 +59,9 @@ fun parseJson(text: String): JsonNode {
     if (value == null || value.isMissingNode) throw badRequest("body is not valid JSON")
     return value
 }
+
+/** [value] as JSON text. */
+fun toJson(value: Any): String = json.writeValueAsString(value)
 
 /** The UTF-8 bytes of `password` from a `{"password": string}` body, at most bcrypt's 72. */
 suspend fun ApplicationCall.receivePassword(): ByteArray {

@@ -26,9 +26,18 @@ class ConfigTest {
                 "ARENA_HELLO_DELAY_EVERY" to "1",
                 "ARENA_SORT_N" to "200000",
                 "ARENA_DATA_DIR" to "/data",
+                "ARENA_DB_URL" to "postgresql://arena:pa%40ss:word@db.local:5433/arena",
+                "ARENA_DB_POOL" to "1000",
             ),
         )
-        assertEquals(Config("0.0.0.0", 9000, 4, 4, 0, 10, 1, 200_000, Path("/data")), config)
+        val dbUrl = DbUrl("jdbc:postgresql://db.local:5433/arena", "arena", "pa@ss:word")
+        assertEquals(Config("0.0.0.0", 9000, 4, 4, 0, 10, 1, 200_000, Path("/data"), dbUrl, 1000), config)
+    }
+
+    @Test
+    fun `database URLs become JDBC URLs with the credentials apart`() {
+        assertEquals(DbUrl("jdbc:postgresql://127.0.0.1/db", null, null), DbUrl.parse("postgres://127.0.0.1/db"))
+        assertEquals(DbUrl("jdbc:postgresql://h:1/db", "u", null), DbUrl.parse("postgresql://u@h:1/db"))
     }
 
     @Test
@@ -40,6 +49,9 @@ class ConfigTest {
             "ARENA_LONGPOLL_MS" to "-1", "ARENA_HELLO_DELAY_MS" to "-5", "ARENA_HELLO_DELAY_EVERY" to "0",
             "ARENA_SORT_N" to "0", "ARENA_SORT_N" to "200001", "ARENA_SORT_N" to "99999999999",
             "ARENA_SORT_N" to "", "ARENA_HOST" to "", "ARENA_DATA_DIR" to "",
+            "ARENA_DB_POOL" to "0", "ARENA_DB_POOL" to "1001", "ARENA_DB_POOL" to "x",
+            "ARENA_DB_URL" to "", "ARENA_DB_URL" to "mysql://u:p@h/db", "ARENA_DB_URL" to "not a url",
+            "ARENA_DB_URL" to "postgresql:///db",
         )
         for (setting in bad) {
             val error = assertFailsWith<ConfigError>(setting.toString()) { Config.fromEnv(mapOf(setting)) }

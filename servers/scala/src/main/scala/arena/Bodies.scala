@@ -17,8 +17,14 @@ final case class Password(value: String)
   * 400 with the message; a body over the size limit fails while it is read, and Routes answers 413.
   */
 object Bodies:
+  /** The contract's usernames and record names, matched after percent-decoding. */
+  val Name = "[A-Za-z0-9_.-]{1,64}".r
+
   /** bcrypt's limit, in UTF-8 bytes. */
   val MaxPasswordBytes = 72
+
+  /** A record's value, in UTF-8 bytes. */
+  val MaxValueBytes = 1024
 
   // spray-json refuses numbers over 100 characters by default; any number that fits in a body is valid JSON.
   private val parserSettings = JsonParserSettings.default.withMaxNumberCharacters(Int.MaxValue)
@@ -43,9 +49,31 @@ object Bodies:
       case Some(JsString(_)) => Left(s"password longer than $MaxPasswordBytes bytes")
       case _                 => Left("body needs a \"password\" string")
 
+  /** `name` and `value` of a /record body; other fields are ignored. */
+  def record(body: JsObject): Either[String, Record] =
+    for
+      name <- body.fields
+        .get("name")
+        .collect { case JsString(name) if Name.matches(name) => name }
+        .toRight("body needs a \"name\" matching [A-Za-z0-9_.-]{1,64}")
+      value <- body.fields
+        .get("value")
+        .collect { case JsString(value) => value }
+        .toRight("body needs a \"value\" string")
+      _ <- Either.cond(
+        value.getBytes(StandardCharsets.UTF_8).length <= MaxValueBytes,
+        (),
+        s"value longer than $MaxValueBytes bytes"
+      )
+      // PostgreSQL's text cannot hold U+0000: refused here rather than failed by the database.
+      _ <- Either.cond(!value.contains('\u0000'), (), "value contains U+0000")
+    yield Record(name, value)
+
   given FromEntityUnmarshaller[UserJson] = checked(bytes => parseObject(bytes).map(_ => UserJson(bytes)))
 
   given FromEntityUnmarshaller[Password] = checked(bytes => parseObject(bytes).flatMap(password))
+
+  given FromEntityUnmarshaller[Record] = checked(bytes => parseObject(bytes).flatMap(record))
 
   private def checked[T](check: ByteString => Either[String, T]): FromEntityUnmarshaller[T] =
     Unmarshaller.byteStringUnmarshaller.map(bytes =>

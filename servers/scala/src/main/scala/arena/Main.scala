@@ -38,7 +38,8 @@ object Main:
     log.info(
       s"scala server on http://${address.getHostString}:${address.getPort}: cpus=${settings.cpus} " +
         s"bcrypt_cost=${settings.bcryptCost} longpoll=${settings.longPoll} hello_delay=${settings.helloDelay} " +
-        s"every ${settings.helloEvery} sort_n=${settings.sortN} data=${settings.dataDir}"
+        s"every ${settings.helloEvery} sort_n=${settings.sortN} data=${settings.dataDir} " +
+        s"db=${settings.database.fold("none")(_.jdbcUrl)} db_pool=${settings.dbPool}"
     )
 
     // The JVM's own SIGTERM handling exits with status 143. Coordinated shutdown instead unbinds, gives answers in

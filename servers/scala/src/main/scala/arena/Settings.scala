@@ -1,6 +1,10 @@
 package arena
 
+import java.net.{URI, URISyntaxException}
 import scala.concurrent.duration.*
+
+/** The PostgreSQL of ARENA_DB_URL, as JDBC takes it: a URL without credentials, and the credentials apart. */
+final case class Database(jdbcUrl: String, user: String, password: String)
 
 /** The ARENA_* variables of spec/README.md. */
 final case class Settings(
@@ -12,7 +16,9 @@ final case class Settings(
     helloDelay: FiniteDuration,
     helloEvery: Int,
     sortN: Int,
-    dataDir: String
+    dataDir: String,
+    database: Option[Database],
+    dbPool: Int
 )
 
 object Settings:
@@ -59,4 +65,31 @@ object Settings:
       helloEvery <- int("ARENA_HELLO_DELAY_EVERY", 10, 1)
       sortN <- int("ARENA_SORT_N", 50000, 1, MaxSortN)
       dataDir <- text("ARENA_DATA_DIR", "../../spec/data")
-    yield Settings(host, port, cpus, cost, longPoll, helloDelay, helloEvery, sortN, dataDir)
+      database <- env
+        .get("ARENA_DB_URL")
+        .fold[Either[String, Option[Database]]](Right(None))(databaseUrl(_).map(Some(_)))
+      dbPool <- int("ARENA_DB_POOL", 8, 1, 1000)
+    yield Settings(host, port, cpus, cost, longPoll, helloDelay, helloEvery, sortN, dataDir, database, dbPool)
+
+  /** `postgresql://user:password@host:port/db` (percent-encoded credentials allowed). The message leaves the value out,
+    * since it holds a password.
+    */
+  def databaseUrl(url: String): Either[String, Database] =
+    val uri =
+      try Some(URI(url))
+      catch case _: URISyntaxException => None
+    uri
+      .filter(uri =>
+        Set("postgresql", "postgres").contains(uri.getScheme) && uri.getHost != null && uri.getRawPath.length > 1
+      )
+      .map { uri =>
+        val port = if uri.getPort == -1 then "" else s":${uri.getPort}"
+        // getUserInfo is percent-decoded, so it is split at its first ':': a password may hold one, a user name not.
+        val credentials = Option(uri.getUserInfo).fold(Array.empty[String])(_.split(":", 2))
+        Database(
+          s"jdbc:postgresql://${uri.getHost}$port${uri.getRawPath}",
+          credentials.headOption.getOrElse(""),
+          credentials.lift(1).getOrElse("")
+        )
+      }
+      .toRight("ARENA_DB_URL is set but not postgresql://user:password@host:port/db")

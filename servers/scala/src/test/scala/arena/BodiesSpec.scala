@@ -43,3 +43,24 @@ class BodiesSpec extends AnyWordSpec with Matchers:
       password(s"""{"password": "${"a" * 73}"}""") shouldBe Left("password longer than 72 bytes")
     }
   }
+
+  "record" should {
+    def record(text: String) = parse(text).flatMap(Bodies.record)
+
+    "take name and value, ignoring other fields" in {
+      record("""{"name": "a.B-9_z", "value": "x", "other": [1]}""") shouldBe Right(Record("a.B-9_z", "x"))
+      record("""{"name": "empty", "value": ""}""") shouldBe Right(Record("empty", ""))
+      record(s"""{"name": "${"n" * 64}", "value": "${"é" * 512}"}""") shouldBe Right(Record("n" * 64, "é" * 512))
+    }
+    "refuse a missing or invalid name" in {
+      for text <- Seq("""{"value": "x"}""", """{"name": 5, "value": "x"}""", """{"name": "a b", "value": "x"}""") do
+        withClue(text)(record(text).isLeft shouldBe true)
+      record(s"""{"name": "${"n" * 65}", "value": "x"}""").isLeft shouldBe true
+    }
+    "refuse a missing or non-string value, one over 1024 UTF-8 bytes, and U+0000" in {
+      for text <- Seq("""{"name": "a"}""", """{"name": "a", "value": null}""", """{"name": "a", "value": ["x"]}""") do
+        withClue(text)(record(text) shouldBe Left("body needs a \"value\" string"))
+      record(s"""{"name": "a", "value": "${"é" * 512}x"}""") shouldBe Left("value longer than 1024 bytes")
+      record("""{"name": "a", "value": "nul\u0000"}""") shouldBe Left("value contains U+0000")
+    }
+  }

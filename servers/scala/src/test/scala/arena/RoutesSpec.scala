@@ -24,16 +24,20 @@ class RoutesSpec extends AnyWordSpec with Matchers with ScalatestRouteTest:
     helloDelay = 300.millis,
     helloEvery = 3,
     sortN = 10,
-    dataDir = "."
+    dataDir = ".",
+    database = None,
+    dbPool = 1
   )
   private val page = "<!DOCTYPE html><p>test page</p>".getBytes("UTF-8")
 
-  // Sealed as the server seals it, so rejections become the answers clients see.
+  // Sealed as the server seals it, so rejections become the answers clients see. No database: a request that passes
+  // validation is answered 503, so a 400 shows that validation came first.
   private val route = Route.seal {
     given ActorSystem[Nothing] = system.toTyped
     val blocking = system.dispatchers.lookup("arena.blocking-dispatcher")
     val passwords = Passwords(system.spawn(Store[String](), "passwords"), settings.bcryptCost, blocking)
-    Routes(settings, page, passwords, system.spawn(Store[ByteString](), "users"), blocking).route
+    val records = Records(None, system.dispatchers.lookup("arena.database-dispatcher"))
+    Routes(settings, page, passwords, system.spawn(Store[ByteString](), "users"), records, blocking).route
   }
 
   private def json(method: HttpMethod, uri: String, body: String) =
@@ -136,6 +140,63 @@ class RoutesSpec extends AnyWordSpec with Matchers with ScalatestRouteTest:
     "refuse an n that is not 1..200000 in decimal digits" in {
       for n <- Seq("0", "200001", "-1", "abc", "1.5", "", "1e3", "%2B5") do
         Get(s"/long-operation?n=$n") ~> route ~> check(withClue(n)(status shouldBe StatusCodes.BadRequest))
+    }
+  }
+
+  "/record" should {
+    "refuse bad names, bodies and values with 400 before asking the database" in {
+      for uri <- Seq(
+          "/record",
+          "/record?name=",
+          "/record?name=bad%20name",
+          s"/record?name=${"y" * 65}",
+          "/record?nam=a"
+        )
+      do
+        for request <- Seq(Get(uri), Delete(uri)) do
+          request ~> route ~> check {
+            withClue(s"${request.method.value} $uri")(status shouldBe StatusCodes.BadRequest)
+            responseAs[String] should not be empty
+          }
+      for
+        body <- Seq(
+          "[1, 2]",
+          "null",
+          "{bad json",
+          "",
+          """{"value": "x"}""",
+          """{"name": "a"}""",
+          """{"name": "a", "value": 5}""",
+          """{"name": "a", "value": null}""",
+          """{"name": "bad name", "value": "x"}""",
+          """{"name": "", "value": "x"}""",
+          s"""{"name": "a", "value": "${"é" * 512}x"}""",
+          """{"name": "a", "value": "nul\u0000"}"""
+        )
+        method <- Seq(HttpMethods.PUT, HttpMethods.POST)
+      do
+        json(method, "/record", body) ~> route ~> check {
+          withClue(s"${method.value} $body")(status shouldBe StatusCodes.BadRequest)
+          responseAs[String] should not be empty
+        }
+    }
+    "answer 503 with a message when no database is configured" in {
+      for request <- Seq(
+          json(HttpMethods.PUT, "/record", """{"name": "a", "value": "x", "other": 1}"""),
+          json(HttpMethods.POST, "/record", s"""{"name": "a", "value": "${"é" * 512}"}"""),
+          Get("/record?name=a%2Db"),
+          Delete("/record?name=a")
+        )
+      do
+        request ~> route ~> check {
+          status shouldBe StatusCodes.ServiceUnavailable
+          responseAs[String] shouldBe "no database: ARENA_DB_URL is unset"
+        }
+    }
+    "answer 405 for other methods" in {
+      json(HttpMethods.PATCH, "/record", """{"name": "a", "value": "x"}""") ~> route ~> check {
+        status shouldBe StatusCodes.MethodNotAllowed
+      }
     }
   }
 

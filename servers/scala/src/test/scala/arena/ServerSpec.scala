@@ -63,4 +63,8 @@ class ServerSpec extends AnyWordSpec with Matchers with BeforeAndAfterAll:
       config.getString("pekko.actor.internal-dispatcher") shouldBe "pekko.actor.default-dispatcher"
       config.getInt("arena.blocking-dispatcher.thread-pool-executor.fixed-pool-size") shouldBe 2
     }
+    "give the database dispatcher one thread per pooled connection" in {
+      val config = Server.config(settings.copy(dbPool = 3))
+      config.getInt("arena.database-dispatcher.thread-pool-executor.fixed-pool-size") shouldBe 3
+    }
   }

@@ -1,0 +1,74 @@
+"""The database behind /record: a real PostgreSQL cluster started, asked, stopped and swept."""
+
+from __future__ import annotations
+
+import subprocess
+
+import psutil
+import psycopg
+import pytest
+
+from arena import database
+from arena.database import Cluster, DatabaseError
+
+
+def postgres_processes(folder) -> list[psutil.Process]:
+    found = []
+    for proc in psutil.process_iter(["name", "cmdline"]):
+        if proc.info["name"] == "postgres" and str(folder) in " ".join(proc.info["cmdline"] or []):
+            found.append(proc)
+    return found
+
+
+def test_a_throw_away_cluster_serves_the_schema_counts_a_role_s_statements_and_leaves_nothing():
+    with database.database() as db:
+        folder = db.cluster.folder
+        assert db.own and db.tree(), "the cluster's processes are known, for sampling"
+        assert db.query("SELECT value FROM record WHERE name = 'r9999'") == [("value of r9999",)]
+        assert db.statements() == {}, "the schema's own statements are not a server's"
+        with psycopg.connect(db.url, autocommit=True) as server:  # as a server would, role arena
+            server.execute("SELECT value FROM record WHERE name = %s", ("r1",))
+            server.execute("SELECT value FROM record WHERE name = %s", ("r2",))
+            assert db.connections() == 1
+        assert sum(db.statements().values()) == 2
+        db.reset_statements()
+        assert db.statements() == {}
+        db.query("INSERT INTO record VALUES ('c1-1', 'left over'); UPDATE record SET value = 'x' WHERE name = 'r7'")
+        db.reset()
+        assert db.query("SELECT count(*) FROM record WHERE name !~ '^r[0-9]+$'") == [(0,)]
+        assert db.query("SELECT value FROM record WHERE name = 'r7'") == [("value of r7",)]
+    assert not folder.exists()
+    assert not postgres_processes(folder)
+
+
+def test_an_outage_refuses_connections_until_the_cluster_is_back_on_its_port():
+    with database.database() as db:
+        db.outage()
+        with pytest.raises(psycopg.OperationalError):
+            psycopg.connect(db.url, connect_timeout=2)
+        db.back()
+        with psycopg.connect(db.url) as conn:
+            assert conn.execute("SELECT count(*) FROM record").fetchone() == (10000,)
+
+
+def test_the_user_s_own_database_is_used_as_given_and_never_stopped():
+    with database.database() as mine, database.database(mine.url) as given:
+        assert not given.own and given.url == mine.url
+        assert "(--db-url)" in given.described
+        with pytest.raises(DatabaseError, match="only a database the harness started"):
+            given.outage()
+        assert given.query("SELECT 1") == [(1,)]
+
+
+def test_a_cluster_whose_harness_died_is_stopped_and_deleted_by_the_next_one():
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    root = database.RESULTS / "db"
+    orphan = Cluster(root / "orphan", database.free_port())
+    orphan.create()
+    (orphan.folder / "owner").write_text(str(dead.pid))  # as if its harness had been killed
+    orphan.start()
+    with database.database():
+        assert not orphan.folder.exists()
+    assert orphan.process.wait(timeout=10) is not None  # killed (reaped here, since this test started it)
+    assert not postgres_processes(orphan.folder)

@@ -1,0 +1,33 @@
+defmodule Arena.TestClient do
+  @moduledoc "Requests to the test server of test_helper.exs, over real TCP connections."
+
+  @doc """
+  Sends one request on its own connection and reads the answer to the end:
+  `{status, the Content-Type header line, body}`.
+  """
+  def request(method, path, body \\ "", version \\ "HTTP/1.1") do
+    {:ok, socket} = :gen_tcp.connect({127, 0, 0, 1}, Arena.HTTP.port(), [:binary, active: false])
+
+    :ok =
+      :gen_tcp.send(socket, [
+        "#{method} #{path} #{version}\r\nHost: test\r\nConnection: close\r\n",
+        "Content-Length: #{byte_size(body)}\r\n\r\n",
+        body
+      ])
+
+    {head, answer} =
+      socket |> read_all("") |> String.split("\r\n\r\n", parts: 2) |> List.to_tuple()
+
+    [status_line | headers] = String.split(head, "\r\n")
+    [_version, status | _reason] = String.split(status_line, " ")
+    type = Enum.find_value(headers, "", &(String.downcase(&1) =~ "content-type" && &1))
+    {String.to_integer(status), type, answer}
+  end
+
+  defp read_all(socket, acc) do
+    case :gen_tcp.recv(socket, 0, 10_000) do
+      {:ok, data} -> read_all(socket, acc <> data)
+      {:error, :closed} -> acc
+    end
+  end
+end
