@@ -194,9 +194,12 @@ class Sampler:
     is not forgotten; one that lives shorter than the sampling interval is missed.
     """
 
-    def __init__(self, server: Processes, interval: float = 0.1) -> None:
+    def __init__(self, server: Processes, interval: float = 0.1, proportional: bool = False) -> None:
         self.server = server
         self.interval = interval
+        # Proportional set size rather than resident: memory the processes share (a database's
+        # shared buffers, mapped by every backend) counted once, not once per process.
+        self.proportional = proportional
         self.samples: list[tuple[float, float, int]] = []  # (unix time, CPU seconds so far, RSS KiB)
         self._seen: dict[int, float] = {}
         self._stop = threading.Event()
@@ -213,7 +216,7 @@ class Sampler:
         total = 0
         for proc in self.server.tree():
             with contextlib.suppress(psutil.NoSuchProcess, psutil.AccessDenied):
-                total += proc.memory_info().rss
+                total += proc.memory_full_info().pss if self.proportional else proc.memory_info().rss
         return total // 1024
 
     def _sample(self) -> None:

@@ -65,7 +65,8 @@ def measure(
         document = point.engine_scenario(server.port, task.cpus, users, rule.max_s + length + SLACK_S)
         parameters |= {"engine": document, "start": {"points_before": before, "process_age_s": round(age_s, 3)}}
         phase("warm-up, then measure")
-        with Sampler(server) as sampler, Sampler(sampled_db) if sampled_db else contextlib.nullcontext() as db_sampler:
+        db_sampling = Sampler(sampled_db, proportional=True) if sampled_db else contextlib.nullcontext()
+        with Sampler(server) as sampler, db_sampling as db_sampler:
             run = engine.run(document, engine_cores, rule.max_s + length + 2 * SLACK_S)
         if not server.alive():
             flags.append("crashed")
@@ -82,7 +83,7 @@ def measure(
     opened = run.result["started_unix_ms"] / 1000 + run.result["warmup"]["measured_from_s"]
     closed = opened + run.result["elapsed_s"]
     cpu_s, peak_rss_kb = sampler.window(opened, closed)
-    db_cpu_s, db_peak_rss_kb = db_sampler.window(opened, closed) if db_sampler else (None, None)
+    db_cpu_s, db_peak_pss_kb = db_sampler.window(opened, closed) if db_sampler else (None, None)
     metrics = metrics_of(run.result)
     limit = ceiling.ceiling(point, run.result, task.cpus, hash_s)
     if limit is not None:
@@ -106,7 +107,7 @@ def measure(
         points_before=before,
         process_age_s=age_s,
         db_cpu_s=db_cpu_s,
-        db_peak_rss_kb=db_peak_rss_kb,
+        db_peak_pss_kb=db_peak_pss_kb,
         warmup=dataclasses.asdict(warm) | {"steady_s": warm.steady_s},
         ceiling=dataclasses.asdict(limit) if limit else None,
     )

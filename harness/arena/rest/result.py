@@ -25,9 +25,10 @@ class HttpResult:
     points_before: int = 0  # points its server start had measured before this one
     process_age_s: float | None = None  # the server process's age when this point's warm-up began
     # Since /record: the database's whole process tree over the measured window (scenarios that use
-    # it, on a database the harness started; None otherwise):
+    # it, on a database the harness started; None otherwise), its memory as proportional set size
+    # (the shared buffers every backend maps, counted once):
     db_cpu_s: float | None = None
-    db_peak_rss_kb: int | None = None
+    db_peak_pss_kb: int | None = None
 
 
 def metrics_of(result: dict) -> dict:

@@ -42,7 +42,7 @@ METRICS = {
     "server_rss_mb": ("peak RSS MiB", 1, 0),
     "cpu_per_1k": ("CPU s/1k ok", 1, 2),
     "db_cpu_per_1k": ("DB CPU s/1k ok", 1, 2),
-    "db_rss_mb": ("DB peak RSS MiB", 1, 0),
+    "db_pss_mb": ("DB peak PSS MiB", 1, 0),
     "steady_s": ("warm-up s", 1, 1),  # its own load, until steady
 }
 DEFAULT_COLUMNS = ["rps", "ok_requests", "p50_ms", "p99_ms"]
@@ -53,7 +53,7 @@ SHARE, TRAILING = "ceiling_share", ["cpu_per_1k", "server_rss_mb", "steady_s"]
 HEADLINE = {"rps", "ok_requests", "ceiling_share", "mean_ms", "mean_s", "p50_ms", "p99_ms", "error_ratio"}
 
 
-DATABASE = ["db_cpu_per_1k", "db_rss_mb"]  # and, for experiments on PostgreSQL, its cost too
+DATABASE = ["db_cpu_per_1k", "db_pss_mb"]  # and, for experiments on PostgreSQL, its cost too
 
 
 def columns_of(scenario: Scenario) -> list[str]:
@@ -72,8 +72,8 @@ def _values(result: HttpResult) -> dict[str, float]:
         values["cpu_per_1k"] = result.server_cpu_s / values["ok_requests"] * 1000
     if result.db_cpu_s is not None and values.get("ok_requests"):
         values["db_cpu_per_1k"] = result.db_cpu_s / values["ok_requests"] * 1000
-    if result.db_peak_rss_kb is not None:
-        values["db_rss_mb"] = result.db_peak_rss_kb / 1024
+    if result.db_peak_pss_kb is not None:
+        values["db_pss_mb"] = result.db_peak_pss_kb / 1024
     steady_s = (result.warmup or {}).get("steady_s")
     if steady_s is not None:
         values["steady_s"] = steady_s
