@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import tomllib
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from arena.errors import ArenaError, UsageError
@@ -57,6 +57,7 @@ class Manifest:
     cores_how: str
     ready_timeout: float = 60.0
     payload: str = ""  # micro-benchmarks: what an idiomatic send does, "copied" or "shared"
+    features: dict[str, str] = field(default_factory=dict)  # [features]: FEATURES -> this implementation's answer
     unavailable: str = ""  # why this runtime cannot be had here at all (the row stays, with the reason)
 
     @property
@@ -127,6 +128,29 @@ def _cores(cores: dict, where: str) -> tuple[int, str]:
     return max_cpus, _get(cores, "how", str, f"{where} [cores]")
 
 
+# The thesis' feature comparison (its Tables 3 and 4), row by row: what `[features]` answers for an
+# implementation as it is written here (its runtime, framework and libraries), in a few words.
+FEATURES = {
+    "multi_threading": "Multi-threading",
+    "lightweight_threads": "Lightweight threading",
+    "event_based": "Event based asynchronous programming",
+    "explicit_concurrency": "Explicit concurrency",
+    "mutable_state": "Mutable variables",
+    "communication": "Inter-process communication method",
+    "error_handling": "Error handling",
+}
+
+
+def _features(data: dict, where: str) -> dict[str, str]:
+    features = _get(data, "features", dict, where, default={})
+    unknown = [key for key in features if key not in FEATURES]
+    if unknown:
+        raise ManifestError(f"{where} [features]: unknown {', '.join(unknown)}; known: {', '.join(FEATURES)}")
+    if not all(isinstance(value, str) and value for value in features.values()):
+        raise ManifestError(f"{where} [features]: every answer must be a non-empty string")
+    return features
+
+
 def _payload(data: dict, where: str) -> str:
     payload = _get(data, "payload", str, where, default="")
     if payload and payload not in PAYLOADS:
@@ -174,6 +198,7 @@ def parse_rows(path: Path) -> list[Manifest]:
         cores_how=how,
         ready_timeout=float(_get(run, "ready_timeout", (int, float), f"{where} [run]", default=60.0)),
         payload=_payload(data, where),
+        features=_features(data, where),
     )
     return [base, *(_variant(base, table, where) for table in _get(data, "variant", list, where, default=[]))]
 

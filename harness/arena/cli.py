@@ -1,4 +1,4 @@
-"""The `arena` command line: list, build, start, verify, run, micro, report, bench-engine, test.
+"""The `arena` command line: list, build, start, verify, run, micro, report, serve, bench-engine, test.
 
 Every problem the user can act on arrives here as an ArenaError and leaves as one line on stderr
 and an exit status; Ctrl-C and SIGTERM as status 130 after every server is stopped.
@@ -14,6 +14,8 @@ from arena import benchmark, catalog, cores, lifecycle, testsuite, verify
 from arena import build as builder
 from arena.catalog import Manifest
 from arena.console import Console
+from arena.dashboard import app as dashboard
+from arena.dashboard.servers import Servers
 from arena.database import Database, database
 from arena.errors import ArenaError, UsageError
 from arena.kind import Kind
@@ -183,6 +185,12 @@ def cmd_report(args: argparse.Namespace, console: Console) -> int:
     return lifecycle.report(args.run, kinds(), console)
 
 
+def cmd_serve(args: argparse.Namespace, console: Console) -> int:
+    manifests = catalog.rows([], catalog.load, console.warn)
+    dashboard.serve(args.port, Servers(manifests, console, args.db_url), kinds(), console.line)
+    return 0
+
+
 def cmd_bench_engine(args: argparse.Namespace, console: Console) -> int:
     return benchmark.run(args.impl, args.seconds, args.repeat, Loadgen(), console)
 
@@ -259,6 +267,11 @@ def parser() -> argparse.ArgumentParser:
     s = sub.add_parser("report", parents=[tables], help="print a stored run's summary again, rewrite its summary.md")
     s.add_argument("run", nargs="?", default="last", help="run name (default: the last run)")
     s.set_defaults(func=cmd_report)
+
+    s = sub.add_parser("serve", help="the dashboard on 127.0.0.1: runs, comparisons, and a console to try servers")
+    s.add_argument("--port", type=int, default=8765, help="its port (default 8765)")
+    s.add_argument("--db-url", **DB_URL)
+    s.set_defaults(func=cmd_serve)
 
     s = sub.add_parser("bench-engine", help="the load engine against wrk on one server core")
     s.add_argument("--impl", default="go", help="server to load (default: go)")

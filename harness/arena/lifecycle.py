@@ -11,10 +11,11 @@ import time
 from arena import provenance
 from arena.catalog import RESULTS
 from arena.console import Console
-from arena.errors import UsageError
+from arena.errors import ArenaError, UsageError
 from arena.kind import Batch, Kind
-from arena.render import markdown
+from arena.render import html, markdown
 from arena.store import Run, Store
+from arena.tables import Report
 
 
 def run(kind: Kind, options: argparse.Namespace, console: Console) -> int:
@@ -82,21 +83,35 @@ def _measure(batch: Batch, kind: Kind, store: Store, current: Run, console: Cons
             loop.finish(task, kind.outcome(measurement))
 
 
-def write_summary(kind: Kind, store: Store, current: Run, console: Console) -> None:
-    """Prints a stored run's summary and writes it to results/<run>/summary.md."""
+def build_report(kind: Kind, store: Store, current: Run) -> Report:
+    """A stored run's report: the kind's tables and charts, then the run's provenance."""
     host = current.host
     title = (
         f"Arena {kind.command} {current.name} ({current.suite} suite) on {host.get('cpu_model')}, "
         f"{host.get('cores')} cores, commit {current.git_commit[:10]}"
         f"{' (modified)' if current.git_dirty else ''}"
     )
-    made = kind.report(current, title, store.measurements(current.id), store.notes(current.id))
+    measurements = store.measurements(current.id)
+    made = kind.report(current, title, measurements, store.notes(current.id))
+    made.appendix += provenance.sections(current, measurements)
+    return made
+
+
+def write_summary(kind: Kind, store: Store, current: Run, console: Console) -> None:
+    """Prints a stored run's summary and writes it to results/<run>/summary.md and report.html."""
+    made = build_report(kind, store, current)
     folder = RESULTS / current.name
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "summary.md").write_text(markdown.report(made), encoding="utf-8")
     console.line()
     console.report(made)
     console.line(f"\nsummary: {folder / 'summary.md'}")
+    try:
+        (folder / "report.html").write_text(html.report(made), encoding="utf-8")
+    except ArenaError as err:  # the charting library could not be had: the summary above still stands
+        console.line(f"report.html not written: {err}")
+    else:
+        console.line(f"report: {folder / 'report.html'} (one file: open it in a browser, no network needed)")
 
 
 def report(name: str, kinds: dict[str, Kind], console: Console) -> int:

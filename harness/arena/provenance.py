@@ -1,15 +1,21 @@
-"""Where a run ran: the host's facts and the repository's commit, stored with every run."""
+"""Where a run ran: the host's facts and the repository's commit, stored with every run, and shown
+with the versions its measurements recorded at the end of its report."""
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import platform
 import subprocess
+import time
 from pathlib import Path
 
 from arena.catalog import ROOT
 from arena.cores import machine_cores
+from arena.measurement import Measurement
+from arena.store import Run
+from arena.tables import Cell, Column, Row, Section, Table
 
 
 def host_facts() -> dict:
@@ -47,3 +53,33 @@ def git_state() -> tuple[str, bool]:
 
     commit = git("rev-parse", "HEAD") or "unknown"
     return commit, bool(git("status", "--porcelain", "--untracked-files=no"))
+
+
+def sections(run: Run, measurements: list[Measurement]) -> list[Section]:
+    """A stored run's provenance as the report shows it: where and how it ran, and with which
+    versions of every runtime, framework, library and engine (as each measurement recorded them)."""
+    finished = "" if run.finished is None else time.strftime("%Y-%m-%d %H:%M", time.localtime(run.finished))
+    facts = [
+        ("run", run.name),
+        ("commit", run.git_commit + (" (with uncommitted changes)" if run.git_dirty else "")),
+        ("finished", finished or "not finished (interrupted, or still running)"),
+        *((f"host {key}", str(value)) for key, value in run.host.items()),
+        *((f"option {key}", json.dumps(value)) for key, value in run.plan.items() if key != "kind"),
+    ]
+    where = Section("provenance", Table([Column("what"), Column("value")],
+                    [Row([Cell(k), Cell(v)]) for k, v in facts], flags=False))  # fmt: skip
+    found: dict[str, dict] = {}
+    for m in measurements:
+        if m.versions:
+            found.setdefault(m.impl, m.versions)
+    keys = list(dict.fromkeys(key for versions in found.values() for key in versions))
+    rows = [
+        Row([Cell(impl), *(Cell(_shown(versions.get(key, "-"))) for key in keys)])
+        for impl, versions in sorted(found.items())
+    ]
+    versions = Section("versions", Table([Column("impl"), *(Column(key) for key in keys)], rows, flags=False))
+    return [where, versions] if rows else [where]
+
+
+def _shown(value: object) -> str:
+    return ", ".join(map(str, value)) if isinstance(value, list) else str(value)

@@ -77,11 +77,12 @@ class Run:
     git_commit: str
     git_dirty: bool
     finished: float | None
+    started: float = 0.0
 
     @staticmethod
     def of(row: sqlite3.Row) -> Run:
         plan = json.loads(row["plan"])
-        as_stored = {key: row[key] for key in ("id", "name", "suite", "git_commit", "finished")}
+        as_stored = {key: row[key] for key in ("id", "name", "suite", "git_commit", "finished", "started")}
         kind = plan.get("kind", "http")  # runs from before micro-benchmarks have no kind
         return Run(**as_stored, kind=kind, plan=plan, host=json.loads(row["host"]), git_dirty=bool(row["git_dirty"]))
 
@@ -149,6 +150,13 @@ class Store:
 
     def run_by_name(self, name: str) -> Run | None:
         return self._run("name = ?", name)
+
+    def runs(self) -> list[tuple[Run, int, list[str]]]:
+        """Every run, newest first, with its number of measurements and its implementations."""
+        query = "SELECT run_id, COUNT(*), GROUP_CONCAT(DISTINCT impl) FROM measurements GROUP BY run_id"
+        counted = {row[0]: (row[1], sorted(row[2].split(",")) if row[2] else []) for row in self.db.execute(query)}
+        rows = self.db.execute("SELECT * FROM runs ORDER BY id DESC")
+        return [(run, *counted.get(run.id, (0, []))) for run in map(Run.of, rows)]
 
     def last_unfinished(self, kind: str) -> Run | None:
         """The newest unfinished run of a kind ('http' for `arena run`, 'micro' for `arena micro`)."""

@@ -1,12 +1,17 @@
 """The table model every summary is made of: a report of sections, one per experiment or bench,
-each with one table of rows and cells. The kinds build it once from the stored measurements; the
-renderers (render/terminal.py, render/markdown.py) write it, and none reads another's output."""
+each with one table of rows and cells and the charts of arena.charts. The kinds build it once from
+the stored measurements; the renderers (render/terminal.py, render/markdown.py, render/html.py)
+write it, and none reads another's output."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from arena.stats import Summary
+
+if TYPE_CHECKING:
+    from arena.charts import Chart
 
 # What each validity flag on a row means; the legend lists those a report uses.
 FLAGS = {
@@ -72,12 +77,14 @@ class Table:
 
 @dataclass
 class Section:
-    """One experiment or bench: its heading, its table, and notes under it."""
+    """One experiment or bench: its heading, its table, notes under it, and its charts (drawn by
+    the HTML report only; the terminal and Markdown show the table)."""
 
     heading: str
     table: Table | None = None
     notes: list[str] = field(default_factory=list)
     skipped: str = ""  # why it has no table (an experiment still pending)
+    charts: list[Chart] = field(default_factory=list)
 
 
 @dataclass
@@ -87,6 +94,9 @@ class Report:
     sections: list[Section] = field(default_factory=list)
     legend: list[str] = field(default_factory=list)  # what the cells and flags mean
     skipped: list[str] = field(default_factory=list)  # what the run skipped, and why
+    # Sections after the results, for the files (summary.md, report.html) and not the terminal:
+    # the implementations compared feature by feature, the run's provenance.
+    appendix: list[Section] = field(default_factory=list)
 
 
 def legend(sections: list[Section], always: tuple[str, ...] = ("noisy",), extra: tuple[str, ...] = ()) -> list[str]:

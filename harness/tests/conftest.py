@@ -108,3 +108,15 @@ def write_manifest(folder: Path, name: str, extra_env: str = "", ready_timeout: 
 @pytest.fixture
 def fake(tmp_path: Path) -> catalog.Manifest:
     return catalog.parse(write_manifest(tmp_path, "fake"))
+
+
+@pytest.fixture(scope="session")
+def fake_measurements(tmp_path_factory) -> list:
+    """Two repetitions of one point on the fake server under the real load engine (tests that use
+    it skip without the engine)."""
+    from arena import loadgen
+    from test_rest_measure import measured, task  # the REST measurement helpers live with their tests
+
+    manifest = catalog.parse(write_manifest(tmp_path_factory.mktemp("servers"), "fake"))
+    engine = loadgen.Loadgen()
+    return [measured(task(manifest, repetition=rep), engine) for rep in range(2)]

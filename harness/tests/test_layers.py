@@ -1,5 +1,5 @@
-"""The harness's dependencies point one way — command line → lifecycle → kinds → shared parts —
-and no module imports itself back through others."""
+"""The harness's dependencies point one way — command line and dashboard → lifecycle → kinds →
+shared parts — and no module imports itself back through others."""
 
 import ast
 from pathlib import Path
@@ -8,6 +8,7 @@ import arena
 
 PACKAGE = Path(arena.__file__).parent
 COMMANDS = {"arena.__main__", "arena.cli", "arena.testsuite", "arena.benchmark"}
+FRONTS = "arena.dashboard"  # a command's front end of its own, beside the command line
 LIFECYCLE = {"arena.lifecycle"}
 KINDS = ("arena.rest", "arena.micro")
 
@@ -34,7 +35,7 @@ def imports() -> dict[str, set[str]]:
 
 
 def layer(module: str) -> int:
-    if module in COMMANDS:
+    if module in COMMANDS or module.startswith(FRONTS):
         return 3
     if module in LIFECYCLE:
         return 2

@@ -13,6 +13,7 @@ from __future__ import annotations
 import statistics
 from collections import defaultdict
 
+from arena import pivot
 from arena.measurement import Measurement, Outcome
 from arena.micro.result import ProgramRun, SpawnSearch
 from arena.micro.suite import MAX, Bench
@@ -168,7 +169,18 @@ def section(bench: Bench, measurements: list[Measurement]) -> Section | None:
     notes += [f"seed: {note}" for note in bench.notes]
     notes += [f"(seed) rows: {name}" for name in dict.fromkeys(p.table for p in bench.published)]
     heading = f"{bench.id}: {bench.title} ({bench.source}); cells: {bench.unit}"
-    return Section(heading, Table(headers, body), notes)
+    table = Table(headers, body)
+    # The seeds' figures: the bench's metric against its axis, a line per row.
+    first = len(headers) - len(columns) - (2 if with_max else 0)
+    drawn = pivot.lines(table, {first + i: float(v) for i, v in enumerate(columns)}, _line_label,
+                         f"{bench.id}: {bench.title}", bench.axis, bench.unit)  # fmt: skip
+    return Section(heading, table, notes, charts=[drawn] if drawn else [])
+
+
+def _line_label(cells: list[Cell]) -> str:
+    """A row as a line's name: impl, mode, budget and fixed parameters (a seed row has its impl only)."""
+    impl, _, mode, cpus, fixed = (cell.show() for cell in cells[:5])
+    return " ".join(part for part in (impl, mode, f"cpus={cpus}" if cpus else "", fixed) if part and part != "-")
 
 
 def _seed_rows(bench: Bench, columns: list, with_max: bool) -> list[Row]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from arena.tables import Report, Table
+from arena.tables import Report, Section, Table
 
 
 def _escape(text: str) -> str:
@@ -25,14 +25,22 @@ def report(r: Report) -> str:
     for line in r.preamble:
         out += [line, ""]
     for section in r.sections:
-        out += [f"## {section.heading}", ""]
-        if section.skipped:
-            out += [f"Skipped: {section.skipped}.", ""]
-        if section.table is not None:
-            out += [table(section.table), ""]
-        if section.notes:
-            out += [*(f"- {note}" for note in section.notes), ""]
+        out += _section(section)
     first, *rest = r.legend or [""]
     out += [first, ""]
     out += [f"- {line}" for line in rest + r.skipped]
+    out.append("")
+    for section in r.appendix:
+        out += _section(section)
     return "\n".join(out).rstrip() + "\n"
+
+
+def _section(section: Section) -> list[str]:
+    out = [f"## {section.heading}", ""]
+    if section.skipped:
+        out += [f"Skipped: {section.skipped}.", ""]
+    if section.table is not None:
+        out += [table(section.table), ""]
+    if section.notes:
+        out += [*(f"- {note}" for note in section.notes), ""]
+    return out

@@ -9,7 +9,7 @@ import math
 import os
 from dataclasses import replace
 
-from arena import catalog, cores, reference, verify
+from arena import catalog, cores, features, reference, verify
 from arena.catalog import RESULTS
 from arena.console import Console
 from arena.database import database
@@ -131,4 +131,7 @@ class RestKind:
         return measure.outcome(m)
 
     def report(self, run: Run, title: str, measurements: list[Measurement], skipped: list[str]) -> Report:
-        return tables.report(title, scenarios.load(run.plan["scenario"]), measurements, skipped)
+        made = tables.report(title, scenarios.load(run.plan["scenario"]), measurements, skipped)
+        manifests, _ = catalog.load()  # as checked out now: the features compared are the code's, not the run's
+        made.appendix.append(features.section(manifests))
+        return made

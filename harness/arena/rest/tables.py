@@ -11,7 +11,10 @@ import json
 import statistics
 from collections import defaultdict
 
+from arena import pivot
+from arena.charts import Chart
 from arena.measurement import Measurement
+from arena.rest import charts as rest_charts
 from arena.rest.result import HttpResult
 from arena.rest.scenarios import Scenario
 from arena.stats import summarize
@@ -208,7 +211,36 @@ def section(scenario: Scenario, measurements: list[Measurement]) -> Section | No
         notes.append(f"(seed) rows: {scenario.source}, {tables}")
     if scenario.deviations:
         notes.append(f"deviation: {scenario.deviations}")
-    return Section(heading, table, _ceiling_notes(scenario, measurements) + notes + failures)
+    drawn = _bar_charts(scenario, table, columns)
+    drawn += rest_charts.distributions(scenario.id, measurements) + rest_charts.timelines(scenario.id, measurements)
+    return Section(heading, table, _ceiling_notes(scenario, measurements) + notes + failures, charts=drawn)
+
+
+# Charts of a section's table, beyond its first column and the seed's metrics: its cost.
+CHARTED = [SHARE, "cpu_per_1k", "server_rss_mb", *DATABASE]
+LABELS = 3  # impl, cpus, point: the cells before the metrics
+
+
+def _category(cells: list[Cell]) -> str:
+    """A bar's place: the budget and the point, as the seed's figures lay them out."""
+    cpus, point = cells[1].show(), cells[2].show()
+    return " ".join(part for part in (f"cpus={cpus}" if cpus != "-" else "", point) if part) or "-"
+
+
+def _bar_charts(scenario: Scenario, table: Table, columns: list[str]) -> list[Chart]:
+    """The first column and every metric the seed published, as the seed's figures drew them (our
+    bars with their intervals beside the seed's), then the point's ceiling share and cost."""
+    seeded = {p.metric for p in scenario.published}
+    shown = [c for c in columns if c == columns[0] or c in seeded] + [c for c in CHARTED if c in columns]
+    made = []
+    for column in dict.fromkeys(shown):
+        header = METRICS.get(column, (column, 1, 1))[0]
+        tables = "; ".join(dict.fromkeys(p.table for p in scenario.published if p.metric == column))
+        note = f"(seed): {scenario.source}, {tables}" if tables else ""
+        chart = pivot.bars(table, LABELS + columns.index(column), 0, _category, f"{scenario.id}: {header}",
+                            header, "core budget and point", note=note)  # fmt: skip
+        made += [chart] if chart else []
+    return made
 
 
 def _ceiling_notes(scenario: Scenario, measurements: list[Measurement]) -> list[str]:

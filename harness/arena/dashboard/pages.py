@@ -1,0 +1,88 @@
+"""The dashboard's pages, made from the store on every request: the runs, one run's report, a
+comparison, and the console. A run and a comparison are reports of the table model, rendered like
+report.html; the runs and the console are pages of their own (harness/web/)."""
+
+from __future__ import annotations
+
+import time
+
+from arena import lifecycle
+from arena.dashboard.compare import Side, compare
+from arena.errors import UsageError
+from arena.kind import Kind
+from arena.render import html, vendor
+from arena.store import Run, Store
+
+
+def _own(*names: str) -> list[str]:
+    return [(vendor.WEB / name).read_text(encoding="utf-8") for name in names]
+
+
+def runs() -> str:
+    store = Store()
+    try:
+        listed = [
+            {
+                "name": run.name,
+                "kind": run.kind,
+                "suite": run.suite,
+                "started": time.strftime("%Y-%m-%d %H:%M", time.localtime(run.started)),
+                "state": "finished" if run.finished else "unfinished",
+                "measurements": count,
+                "impls": impls,
+                "commit": run.git_commit[:10] + (" (modified)" if run.git_dirty else ""),
+            }
+            for run, count, impls in store.runs()
+        ]
+    finally:
+        store.close()
+    return html.page("runs.html", "Arena: runs", _own("runs.js"), _own("arena.css"), runs=listed,
+                     data=html.data(listed))  # fmt: skip
+
+
+def _run(store: Store, name: str, kinds: dict[str, Kind]) -> tuple[Run, Kind]:
+    found = store.run_by_name(name)
+    if found is None:
+        raise UsageError(f"no run named {name!r}")
+    if found.kind not in kinds:
+        raise UsageError(f"run {name} is a {found.kind} run, which this version cannot show")
+    return found, kinds[found.kind]
+
+
+def run(name: str, kinds: dict[str, Kind]) -> str:
+    store = Store()
+    try:
+        found, kind = _run(store, name, kinds)
+        return html.report(lifecycle.build_report(kind, store, found))
+    finally:
+        store.close()
+
+
+def comparison(a: str, b: str, one_run: str | None, kinds: dict[str, Kind]) -> str:
+    """Runs `a` and `b`; or, with `one_run`, implementations `a` and `b` of that run."""
+    if not a or not b:
+        raise UsageError("compare needs a and b: two runs (?a=RUN&b=RUN) or two implementations (?run=RUN&a=&b=)")
+    store = Store()
+    try:
+        if one_run:
+            found, kind = _run(store, one_run, kinds)
+            made = lifecycle.build_report(kind, store, found)
+            measured = store.measurements(found.id)
+            impls = {m.impl for m in measured}
+            for impl in (a, b):
+                if impl not in impls:
+                    raise UsageError(f"run {one_run} has no measurement of {impl!r}")
+            sides = [Side(impl, made, measured, impl) for impl in (a, b)]
+        else:
+            sides = []
+            for name in (a, b):
+                found, kind = _run(store, name, kinds)
+                sides.append(Side(name, lifecycle.build_report(kind, store, found), store.measurements(found.id)))
+        return html.report(compare(*sides))
+    finally:
+        store.close()
+
+
+def console(impls: list[dict]) -> str:
+    return html.page("console.html", "Arena: console", [*vendor.scripts(), *_own("console.js")], _own("arena.css"),
+                     connect_self=True, impls=impls, data=html.data(impls))  # fmt: skip

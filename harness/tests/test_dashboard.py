@@ -1,0 +1,206 @@
+"""arena serve: its pages in a real headless Chromium — the runs page lists runs and opens one, the
+compare page draws, the console starts the Go server, sends a long operation and shows its response
+time — its guard against other sites, and `arena serve` itself stopping every server it started
+on Ctrl-C. Screenshots of every page go to results/screenshots/."""
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from contextlib import contextmanager
+
+import psutil
+import pytest
+from aiohttp import web
+
+from arena import catalog, loadgen
+from arena.catalog import ROOT
+from arena.console import Console
+from arena.dashboard.app import application
+from arena.dashboard.servers import Servers
+from arena.process import free_port
+from arena.store import Store
+from browser import chromium
+from test_report_html import SCREENSHOTS, report_of
+
+needs_engine = pytest.mark.skipif(not loadgen.BINARY.exists(), reason="the load engine is built by ./arena test first")
+
+
+class FakeRest:
+    """The REST kind's report, on the fake scenario the measurements were made with."""
+
+    name, command = "http", "run"
+
+    def report(self, run, title, measurements, skipped):
+        made = report_of(measurements)
+        made.title = title
+        return made
+
+
+@pytest.fixture(scope="module")
+def runs(fake_measurements):
+    """Two stored runs: the first repetition, then the second."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    store = Store()
+    names = []
+    for i, m in enumerate(fake_measurements):
+        run = store.start_run(f"dash-{i}", "quick", {"kind": "http", "scenario": []}, {"cores": 2}, "abc", False)
+        store.add(run.id, m)
+        store.finish_run(run.id)
+        names.append(run.name)
+    store.close()
+    return names
+
+
+@contextmanager
+def dashboard(manifests):
+    """The dashboard on a free port, served from a thread; its cleanup stops what it started."""
+    port = free_port()
+    servers = Servers(manifests, Console())
+    app = application(servers, port, {"http": FakeRest()})
+    loop = asyncio.new_event_loop()
+    ready = threading.Event()
+
+    async def serve():
+        runner = web.AppRunner(app)
+        await runner.setup()
+        await web.TCPSite(runner, "127.0.0.1", port).start()
+        ready.set()
+        return runner
+
+    runner = None
+
+    def main():
+        nonlocal runner
+        asyncio.set_event_loop(loop)
+        runner = loop.run_until_complete(serve())
+        loop.run_forever()
+
+    thread = threading.Thread(target=main, daemon=True)
+    thread.start()
+    assert ready.wait(10)
+    try:
+        yield f"http://127.0.0.1:{port}", servers
+    finally:
+        asyncio.run_coroutine_threadsafe(runner.cleanup(), loop).result(60)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)
+
+
+def status_of(url: str, method: str = "GET", headers: dict | None = None, body: bytes | None = None) -> int:
+    request = urllib.request.Request(url, data=body, method=method, headers=headers or {})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status
+    except urllib.error.HTTPError as err:
+        return err.code
+
+
+@needs_engine
+def test_runs_compare_and_console_work_in_chromium(runs):
+    go = catalog.select(catalog.load()[0], ["go"])
+    with dashboard(go) as (base, servers), chromium() as browser:
+        page = browser.new_page(viewport={"width": 1300, "height": 900})
+        errors = []
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        outside = []
+        page.on("request", lambda r: None if r.url.startswith(base) else outside.append(r.url))
+
+        page.goto(f"{base}/runs")
+        assert page.locator("#runs tbody tr").count() >= 2
+        page.fill("#filter", runs[0])
+        assert page.locator("#runs tbody tr:visible").count() == 1
+        page.screenshot(path=str(SCREENSHOTS / "dashboard-runs.png"), full_page=True)
+        page.click(f"text={runs[0]}")
+        page.wait_for_function("document.body.dataset.chartsDrawn !== undefined")
+        assert int(page.evaluate("document.body.dataset.chartsDrawn")) == page.locator("canvas[data-chart]").count() > 0
+
+        page.goto(f"{base}/runs")
+        page.check(f"input[name=a][value='{runs[0]}']")
+        page.check(f"input[name=b][value='{runs[1]}']")
+        page.click("#compare-runs")
+        page.wait_for_function("document.body.dataset.chartsDrawn !== undefined")
+        assert int(page.evaluate("document.body.dataset.chartsDrawn")) >= 2  # ratio bars, overlaid percentiles
+        assert "B/A" in page.content()
+        page.screenshot(path=str(SCREENSHOTS / "dashboard-compare.png"), full_page=True)
+
+        page.goto(f"{base}/console")
+        page.click("#start")
+        page.wait_for_selector("#status:has-text('running at')", timeout=300_000)  # a first start builds go
+        page.fill("#long-n", "1000")
+        page.click("#long")
+        row = page.locator("#log tbody tr").first
+        row.wait_for(timeout=30_000)
+        cells = row.locator("td").all_inner_texts()
+        assert cells[1:4] == ["go", "GET /long-operation?n=1000", "200"], cells
+        assert float(cells[4]) > 0 and '"checksum"' in cells[5]
+        page.fill("#path", "/hello")
+        page.fill("#count", "40")
+        page.fill("#rate", "40")
+        page.click("#load")
+        page.wait_for_selector("#load-stats:has-text('40/40 answered')", timeout=30_000)
+        assert "p99" in page.inner_text("#load-stats")
+        page.screenshot(path=str(SCREENSHOTS / "dashboard-console.png"), full_page=True)
+        started = servers.started["go"].server.process.pid
+        assert errors == [] and outside == []
+    assert not psutil.pid_exists(started) or psutil.Process(started).status() == psutil.STATUS_ZOMBIE
+
+
+@needs_engine
+def test_the_guard_refuses_other_sites_and_bad_input():
+    with dashboard([]) as (base, _):
+        port = base.rsplit(":", 1)[1]
+        json_post = {"Content-Type": "application/json", "Origin": base}
+        assert status_of(f"{base}/runs") == 200
+        assert status_of(f"{base}/runs", headers={"Host": f"evil.example:{port}"}) == 403
+        assert status_of(f"{base}/runs", headers={"Origin": "http://evil.example"}) == 403
+        start = f"{base}/api/servers/go/start"
+        assert status_of(start, "POST", {"Content-Type": "application/json"}, b"{}") == 403  # no Origin
+        assert status_of(start, "POST", {**json_post, "Origin": "http://evil.example"}, b"{}") == 403
+        assert status_of(start, "POST", {**json_post, "Content-Type": "text/plain"}, b"{}") == 403
+        assert status_of(start, "POST", json_post, b"not json") == 400
+        assert status_of(start, "POST", json_post, b'{"cpus": "many"}') == 400
+        assert status_of(start, "POST", json_post, b"{}") == 400  # no such implementation offered
+        assert status_of(f"{base}/run/nothing-here") == 400
+        assert status_of(f"{base}/compare?a=x") == 400
+
+
+def test_arena_serve_stops_every_server_it_started_on_ctrl_c(tmp_path):
+    port = free_port()
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "harness")}
+    serve = subprocess.Popen([sys.executable, "-m", "arena", "serve", "--port", str(port)], env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while status_of_or_none(f"{base}/runs") != 200:
+            assert time.monotonic() < deadline and serve.poll() is None
+            time.sleep(0.2)
+        body = json.dumps({"cpus": 1}).encode()
+        answer = urllib.request.urlopen(urllib.request.Request(
+            f"{base}/api/servers/go/start", data=body, method="POST",
+            headers={"Content-Type": "application/json", "Origin": base}), timeout=300)  # fmt: skip
+        started_url = json.load(answer)["url"]
+        assert status_of(started_url) == 200
+        serve.send_signal(signal.SIGINT)
+        output, _ = serve.communicate(timeout=60)
+    finally:
+        if serve.poll() is None:
+            serve.kill()
+    assert serve.returncode == 0, output
+    assert status_of_or_none(started_url) is None  # the Go server is gone with it
+    assert "console: go stopped" in output
+
+
+def status_of_or_none(url: str) -> int | None:
+    try:
+        return status_of(url)
+    except OSError:
+        return None

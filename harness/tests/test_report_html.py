@@ -1,0 +1,86 @@
+"""report.html: real measurements of the fake server drawn in a real headless Chromium with the
+network off — every chart drawn, no console error, no request but the file itself — and the
+numbers behind the charts are the tables' numbers."""
+
+import json
+from dataclasses import replace
+
+import pytest
+
+from arena import loadgen
+from arena.catalog import ROOT
+from arena.charts import BAR, LINE, PERCENTILE
+from arena.published import Published
+from arena.render import html
+from arena.rest import charts as rest_charts
+from arena.rest import tables
+from arena.tables import Report
+from browser import chromium
+from test_rest_measure import fixed_point
+
+needs_engine = pytest.mark.skipif(not loadgen.BINARY.exists(), reason="the load engine is built by ./arena test first")
+SCREENSHOTS = ROOT / "results" / "screenshots"  # kept for people to look at (the tests' own results are not)
+
+
+def report_of(measurements) -> Report:
+    published = Published("Fig. 1: req/s", "rps", {"requests": 300}, [{"impl": "fake", "cpus": 1, "value": 1234.5}])
+    seeded = replace(fixed_point(300).scenario, published=[published])
+    section = tables.section(seeded, measurements)
+    return Report("fake run", sections=[section], legend=["legend"])
+
+
+@needs_engine
+def test_charts_hold_the_tables_numbers_and_the_histograms_percentiles(fake_measurements):
+    section = report_of(fake_measurements).sections[0]
+    first = section.charts[0]
+    assert first.kind == BAR and first.categories == ["cpus=1 requests=300"]
+    ours, seed = first.series
+    assert (ours.label, seed.label, seed.seed) == ("fake", "fake (seed)", True)
+    assert seed.values[0].y == 1234.5
+    cell = section.table.rows[0].cells[3]  # the first metric, req/s
+    assert ours.values[0].y == pytest.approx(cell.summary.median)
+    assert (ours.values[0].low, ours.values[0].high) == pytest.approx((cell.summary.ci_low, cell.summary.ci_high))
+
+    # One repetition's distribution gives the engine's own percentiles (HdrHistogram, 3 digits).
+    xs, values = rest_charts.distribution([fake_measurements[0].payload.histograms["*"]])
+    p50 = values[xs.index(2)].y
+    assert p50 == pytest.approx(fake_measurements[0].payload.metrics["p50_ms"], rel=0.01)
+    assert xs[-1] == fake_measurements[0].payload.metrics["requests"]
+    assert values[-1].y == pytest.approx(fake_measurements[0].payload.metrics["max_ms"], rel=0.01)
+    kinds = {(c.kind, c.x_scale) for c in section.charts}
+    assert (LINE, PERCENTILE) in kinds and any(c.title.startswith("p99 ms over time") for c in section.charts)
+
+
+@needs_engine
+def test_the_report_draws_every_chart_offline_in_chromium(fake_measurements, tmp_path):
+    page_file = tmp_path / "report.html"
+    made = report_of(fake_measurements)
+    page_file.write_text(html.report(made), encoding="utf-8")
+    expected = sum(len(s.charts) for s in made.sections)
+
+    with chromium() as browser:
+        context = browser.new_context(offline=True, viewport={"width": 1300, "height": 900})
+        page = context.new_page()
+        errors, requests = [], []
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.on("request", lambda r: requests.append(r.url))
+        page.goto(page_file.as_uri())
+        page.wait_for_function("document.body.dataset.chartsDrawn !== undefined")
+        drawn = int(page.evaluate("document.body.dataset.chartsDrawn"))
+        # A drawn chart has coloured pixels: count the canvases that have some.
+        painted = page.evaluate(
+            """() => [...document.querySelectorAll('canvas[data-chart]')].filter((c) => {
+                 const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+                 for (let i = 3; i < d.length; i += 4) if (d[i] !== 0) return true;
+                 return false; }).length"""
+        )
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENSHOTS / "report.png"), full_page=True)
+        context.close()
+
+    assert errors == []
+    assert requests == [page_file.as_uri()]
+    assert drawn == expected == painted > 0
+    policy = json.dumps(html.policy(["x"], ["y"]))
+    assert "default-src 'none'" in policy and "connect-src" not in policy
