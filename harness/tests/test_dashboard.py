@@ -27,7 +27,9 @@ from arena.dashboard.servers import Servers
 from arena.process import free_port
 from arena.store import Store
 from browser import chromium
+from conftest import write_manifest
 from test_report_html import SCREENSHOTS, report_of
+from test_rest_measure import measured, task
 
 needs_engine = pytest.mark.skipif(not loadgen.BINARY.exists(), reason="the load engine is built by ./arena test first")
 
@@ -44,14 +46,17 @@ class FakeRest:
 
 
 @pytest.fixture(scope="module")
-def runs(fake_measurements):
-    """Two stored runs: the first repetition, then the second."""
+def runs(fake_measurements, tmp_path_factory):
+    """Three stored runs: the first repetition, the second, and one of two fake implementations."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    other = catalog.parse(write_manifest(tmp_path_factory.mktemp("servers"), "other"))
+    pair = [fake_measurements[0], measured(task(other), loadgen.Loadgen())]
     store = Store()
     names = []
-    for i, m in enumerate(fake_measurements):
+    for i, stored in enumerate([[fake_measurements[0]], [fake_measurements[1]], pair]):
         run = store.start_run(f"dash-{i}", "quick", {"kind": "http", "scenario": []}, {"cores": 2}, "abc", False)
-        store.add(run.id, m)
+        for m in stored:
+            store.add(run.id, m)
         store.finish_run(run.id)
         names.append(run.name)
     store.close()
@@ -130,6 +135,15 @@ def test_runs_compare_and_console_work_in_chromium(runs):
         assert int(page.evaluate("document.body.dataset.chartsDrawn")) >= 2  # ratio bars, overlaid percentiles
         assert "B/A" in page.content()
         page.screenshot(path=str(SCREENSHOTS / "dashboard-compare.png"), full_page=True)
+
+        page.goto(f"{base}/runs")
+        page.select_option("#one-run", runs[2])
+        page.select_option("#impl-a", "fake")
+        page.select_option("#impl-b", "other")
+        page.click("#compare-impls")
+        page.wait_for_function("document.body.dataset.chartsDrawn !== undefined")
+        assert int(page.evaluate("document.body.dataset.chartsDrawn")) >= 2
+        assert "other compared with fake" in page.title() + page.inner_text("h1")
 
         page.goto(f"{base}/console")
         page.click("#start")

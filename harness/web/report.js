@@ -16,7 +16,19 @@
     "#17becf", "#bcbd22", "#7f7f7f", "#393b79", "#637939", "#843c39", "#7b4173", "#3182bd"];
   const keyOf = (label) => label.replace(/ \(seed\)$/, "").replace(/ rep \d+$/, "");
   const keys = [...new Set(charts.flatMap((c) => c.series.map((s) => keyOf(s.label))))].sort();
-  const colourOf = (label) => PALETTE[keys.indexOf(keyOf(label)) % PALETTE.length];
+  // Beyond the palette, hues a golden angle apart, so no two lines share a colour.
+  function colourOf(label) {
+    const i = keys.indexOf(keyOf(label));
+    if (i < PALETTE.length) return PALETTE[i];
+    const [r, g, b] = hslToRgb(((i - PALETTE.length) * 137.508) % 360, 0.55, 0.42);
+    return "#" + [r, g, b].map((c) => Math.round(c * 255).toString(16).padStart(2, "0")).join("");
+  }
+  function hslToRgb(h, s, l) {
+    const k = (n) => (n + h / 30) % 12;
+    const a = s * Math.min(l, 1 - l);
+    const f = (n) => l - a * Math.max(-1, Math.min(k(n) - 3, Math.min(9 - k(n), 1)));
+    return [f(0), f(8), f(4)];
+  }
   const faded = (hex) => hex + "55";
   const FLAGGED = "#c00000";
 
@@ -27,9 +39,18 @@
     return x === 1 ? "0%" : (100 - 100 / x).toFixed(Math.max(0, Math.round(decades) - 2)) + "%";
   }
 
+  // A log axis labels 1 and 3 of every decade, in as few digits as they need.
+  function logLabel(v) {
+    const mantissa = v / 10 ** Math.floor(Math.log10(v));
+    return [1, 3].some((d) => Math.abs(mantissa - d) < 1e-6) ? String(Number(v.toPrecision(3))) : "";
+  }
+
   function axis(scale, label) {
     const made = { title: { display: true, text: label } };
-    if (scale === "log") made.type = "logarithmic";
+    if (scale === "log") {
+      made.type = "logarithmic";
+      made.ticks = { callback: (v) => logLabel(v) };
+    }
     else if (scale === "percentile") {
       made.type = "logarithmic";
       made.ticks = { autoSkip: false, callback: (x) => percentileLabel(x) };
@@ -64,13 +85,19 @@
     },
   };
 
-  const bound = (v, key) => (v[key] === null || v[key] === undefined ? v.y : v[key]);
+  // An interval's end, or the value itself when there is none. On a log axis a lower end at or
+  // below zero cannot be drawn: the whisker stops at the value (the table gives the interval).
+  function bound(v, key, log) {
+    const end = v[key] === null || v[key] === undefined ? v.y : v[key];
+    return log && end <= 0 ? v.y : end;
+  }
 
   function barDatasets(chart) {
+    const log = chart.y_scale !== "linear" && chart.y_scale !== "category";
     return chart.series.map((s) => {
       const colour = colourOf(s.label);
       const data = s.values.map((v) =>
-        v ? { y: v.y, yMin: bound(v, "low"), yMax: bound(v, "high"), flags: v.flags } : { y: NaN, yMin: NaN, yMax: NaN });
+        v ? { y: v.y, yMin: bound(v, "low", log), yMax: bound(v, "high", log), flags: v.flags } : { y: NaN, yMin: NaN, yMax: NaN });
       return {
         label: s.label,
         data,
@@ -84,11 +111,12 @@
   }
 
   function lineDatasets(chart) {
+    const log = chart.y_scale !== "linear" && chart.y_scale !== "category";
     return chart.series.map((s) => {
       const colour = colourOf(s.label);
       const data = s.xs.map((x, i) => {
         const v = s.values[i];
-        return v ? { x, y: v.y, yMin: bound(v, "low"), yMax: bound(v, "high"), flags: v.flags } : { x, y: null };
+        return v ? { x, y: v.y, yMin: bound(v, "low", log), yMax: bound(v, "high", log), flags: v.flags } : { x, y: null };
       });
       const dashedBefore = s.dashed_before;
       return {
@@ -131,7 +159,10 @@
   let drawn = 0;
   document.querySelectorAll("canvas[data-chart]").forEach((canvas) => {
     try {
-      new Chart(canvas, config(charts[Number(canvas.dataset.chart)]));
+      const chart = charts[Number(canvas.dataset.chart)];
+      // Room for the legend too, a row for every three series beyond the first six.
+      if (chart.series.length > 6) canvas.parentNode.style.height = `${300 + 22 * Math.ceil(chart.series.length / 3)}px`;
+      new Chart(canvas, config(chart));
       drawn += 1;
     } catch (error) {
       canvas.dataset.error = String(error);
