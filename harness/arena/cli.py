@@ -1,4 +1,5 @@
-"""The `arena` command line: list, build, start, verify, run, micro, report, serve, bench-engine, test.
+"""The `arena` command line: list, build, start, verify, run, worker, micro, report, serve, bench-engine,
+test.
 
 Every problem the user can act on arrives here as an ArenaError and leaves as one line on stderr
 and an exit status; Ctrl-C and SIGTERM as status 130 after every server is stopped.
@@ -20,6 +21,7 @@ from arena.database import Database, database
 from arena.errors import ArenaError, UsageError
 from arena.kind import Kind
 from arena.loadgen import Loadgen
+from arena.locust import engine as locust
 from arena.micro.kind import MicroKind
 from arena.prepare import prepare
 from arena.process import running
@@ -177,6 +179,10 @@ def cmd_run(args: argparse.Namespace, console: Console) -> int:
     return lifecycle.run(kinds()["http"], args, console)
 
 
+def cmd_worker(args: argparse.Namespace, console: Console) -> int:
+    return locust.serve_worker(args.master, args.cpus, console.line)
+
+
 def cmd_micro(args: argparse.Namespace, console: Console) -> int:
     return lifecycle.run(kinds()["micro"], args, console)
 
@@ -256,7 +262,22 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--scenario", nargs="*", default=[], help="experiments of spec/scenarios/ (default: all)")
     s.add_argument("--cpus", help="core budgets, e.g. 1 or 1,2 (default: 1, 2, 4, … leaving a core for the engine)")
     s.add_argument("--db-url", **DB_URL)
+    s.add_argument("--engine", choices=["loadgen", "locust", "both"], default="loadgen",
+                   help="the load engine: Arena's own (default), Locust's master and workers (closed models "
+                   "only), or both for a cross-check")  # fmt: skip
+    s.add_argument("--workers", type=int, help="Locust workers (default: one per core left for the engine)")
+    s.add_argument("--remote-workers", action="store_true",
+                   help="wait for --workers N started with `arena worker` instead of starting them")  # fmt: skip
+    s.add_argument("--host", default="127.0.0.1",
+                   help="the address servers listen on and Locust's master binds (default 127.0.0.1)")  # fmt: skip
     s.set_defaults(func=cmd_run)
+
+    s = sub.add_parser(
+        "worker", help="a Locust worker for a master elsewhere (arena run --engine locust --remote-workers)"
+    )
+    s.add_argument("--master", required=True, metavar="HOST[:PORT]", help="the master's address (port default 5557)")
+    s.add_argument("--cpus", help="cores to pin it to, e.g. 1 (default: any)")
+    s.set_defaults(func=cmd_worker)
 
     s = sub.add_parser("micro", parents=[runs], help="the actor and process micro-benchmarks of spec/micro.md")
     s.add_argument("--impl", nargs="*", default=[], help="runtimes of micro/ (default: all available)")

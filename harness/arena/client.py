@@ -36,12 +36,13 @@ class Reply:
 class Client:
     """Requests to one port. `call` opens a fresh connection; `session` keeps one alive."""
 
-    def __init__(self, port: int, timeout: float = 15.0) -> None:
+    def __init__(self, port: int, timeout: float = 15.0, host: str = HOST) -> None:
         self.port = port
         self.timeout = timeout
+        self.host = host  # loopback, or the address a server was told to listen on (ARENA_HOST)
 
     def session(self) -> http.client.HTTPConnection:
-        return http.client.HTTPConnection(HOST, self.port, timeout=self.timeout)
+        return http.client.HTTPConnection(self.host, self.port, timeout=self.timeout)
 
     def call(
         self,

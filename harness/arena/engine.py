@@ -3,8 +3,8 @@ engine's own CPU out.
 
 Both documents are loadgen's (loadgen/README.md), the contract every engine keeps: an engine that
 is not loadgen translates the scenario it is given and returns its measurement in the same shape,
-so the REST kind measures and stores alike whichever engine ran. Today loadgen (arena/loadgen.py)
-is the one implementation; the tests plug in fakes.
+so the REST kind measures and stores alike whichever engine ran: loadgen (arena/loadgen.py), or
+Locust's master and workers (arena/locust/); the tests plug in fakes.
 """
 
 from __future__ import annotations
@@ -26,6 +26,10 @@ class EngineRun:
     cpu_s: float  # the engine's own CPU seconds, every process and thread of it
     wall_s: float  # the engine's wall time, start to exit
     version: str  # "name version", stored with the measurement
+    # The busiest of its processes' share of one core, for an engine of single-threaded processes
+    # (Locust's workers): one saturated worker bounds the load even while the others idle. None: the
+    # engine's CPU over all its cores tells.
+    busiest: float | None = None
 
 
 class LoadEngine(Protocol):

@@ -107,6 +107,11 @@ class Server:
     ready_s: float | None = None  # from then to the first correct answer to GET / (cold start)
     process: subprocess.Popen | None = None
 
+    @property
+    def host(self) -> str:
+        """Where it listens: loopback unless its settings name another address (ARENA_HOST)."""
+        return self.settings.get("ARENA_HOST", "127.0.0.1")
+
     def start(self) -> None:
         if port_in_use(self.port):
             raise ServerError(f"port {self.port} on 127.0.0.1 is already in use; choose another with --port")
@@ -148,7 +153,7 @@ class Server:
                     f" log {self.log}:\n{tail(self.log)}"
                 )
             try:
-                conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=1)
+                conn = http.client.HTTPConnection(self.host, self.port, timeout=1)
                 conn.request("GET", "/")
                 if conn.getresponse().status == 200:
                     self.ready_s = time.monotonic() - self.started

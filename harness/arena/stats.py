@@ -1,4 +1,5 @@
-"""Statistics over repetitions: median, a 95% confidence interval, and the coefficient of variation."""
+"""Statistics over repetitions: median, a 95% confidence interval, the coefficient of variation, and
+the ratio of two such summaries with its own interval."""
 
 from __future__ import annotations
 
@@ -54,3 +55,25 @@ def summarize(values: list[float]) -> Summary:
     half = t95(n - 1) * stdev / math.sqrt(n)
     cov = stdev / abs(mean) if mean else None
     return Summary(n, median, mean, mean - half, mean + half, cov)
+
+
+@dataclass(frozen=True)
+class Ratio:
+    value: float
+    low: float | None  # None when either side has one repetition
+    high: float | None
+
+    def show(self) -> str:
+        shown = f"{self.value:.3f}"
+        return shown if self.low is None else f"{shown} ±{(self.high - self.low) / 2:.3f}"
+
+
+def ratio(a: Summary, b: Summary) -> Ratio | None:
+    """B over A, medians, with the delta method's 95% interval; None when A is zero."""
+    if not a.median or not a.mean or not b.mean:
+        return None
+    value = b.median / a.median
+    if a.n < 2 or b.n < 2:
+        return Ratio(value, None, None)
+    relative = math.hypot((a.ci_high - a.ci_low) / 2 / a.mean, (b.ci_high - b.ci_low) / 2 / b.mean)
+    return Ratio(value, value * (1 - relative), value * (1 + relative))

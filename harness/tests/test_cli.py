@@ -17,6 +17,15 @@ from arena import cli
         (["micro", "--repeat", "0"], "--repeat 0: choose 1..100"),
         (["micro", "--resume", "no-such-run"], "no micro run to resume (no-such-run)"),
         (["list", "cobol"], "unknown implementation(s): cobol"),
+        (["run", "--engine", "locust", "--scenario", "blog-ab"], "Locust runs closed models only, not blog-ab (fixed)"),
+        (["run", "--engine", "locust", "--scenario", "honours-basic", "thesis-userinfo"], "not honours-basic (open)"),
+        (["run", "--workers", "2"], "--workers and --remote-workers are Locust's"),
+        (["run", "--engine", "locust", "--remote-workers", "--scenario", "thesis-userinfo"], "needs --workers N"),
+        (["run", "--engine", "locust", "--workers", "0"], "--workers 0: choose 1..64"),
+        (["run", "--host", "10.0.0.1"], "loadgen sends only to loopback"),
+        (["run", "--engine", "locust", "--host", "example.org"], "--host example.org: an IP address"),
+        (["worker", "--master", "here:5557"], "--master here:5557: an IP address"),
+        (["worker", "--master", "127.0.0.1:99999"], "a port in 1..65535"),
     ],
 )
 def test_bad_input_is_one_clear_line_and_status_2(argv, message, capsys):

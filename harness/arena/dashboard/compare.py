@@ -11,13 +11,12 @@ what differs in provenance and versions closes the report.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from arena.charts import BAR, LINE, LOG, PERCENTILE, Chart, Series, Value
 from arena.measurement import Measurement
 from arena.rest import charts as rest_charts
-from arena.stats import Summary
+from arena.stats import ratio
 from arena.tables import Cell, Column, Report, Row, Section, Table
 
 
@@ -27,28 +26,6 @@ class Side:
     report: Report
     measurements: list[Measurement]
     impl: str | None = None  # compare this implementation's rows only (then the impl is not in the key)
-
-
-@dataclass(frozen=True)
-class Ratio:
-    value: float
-    low: float | None  # None when either side has one repetition
-    high: float | None
-
-    def show(self) -> str:
-        shown = f"{self.value:.3f}"
-        return shown if self.low is None else f"{shown} ±{(self.high - self.low) / 2:.3f}"
-
-
-def ratio(a: Summary, b: Summary) -> Ratio | None:
-    """B over A, medians, with the delta method's 95% interval; None when A is zero."""
-    if not a.median or not a.mean or not b.mean:
-        return None
-    value = b.median / a.median
-    if a.n < 2 or b.n < 2:
-        return Ratio(value, None, None)
-    relative = math.hypot((a.ci_high - a.ci_low) / 2 / a.mean, (b.ci_high - b.ci_low) / 2 / b.mean)
-    return Ratio(value, value * (1 - relative), value * (1 + relative))
 
 
 def _rows(section: Section, impl: str | None) -> dict[str, Row]:

@@ -87,10 +87,10 @@ def ceiling(point: Point, result: dict, cpus: int, hash_s: float | None) -> Ceil
 HASH_SAMPLES = 5
 
 
-def hash_seconds(port: int) -> float:
+def hash_seconds(port: int, host: str) -> float:
     """One bcrypt hash on this server at its configured cost: the fastest of a few password
     verifies sent one at a time on one connection (load only adds time; the fastest is the work)."""
-    client = Client(port)
+    client = Client(port, host=host)
     client.post_json("/password/set/ceiling_probe", {"password": "probe"})
     conn = client.session()
     try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import ipaddress
 import math
 import os
 from dataclasses import replace
@@ -14,7 +15,9 @@ from arena.catalog import RESULTS
 from arena.console import Console
 from arena.database import database
 from arena.engine import LoadEngine
+from arena.errors import UsageError
 from arena.kind import Batch, Task, repetitions
+from arena.locust.engine import Locust
 from arena.measurement import Measurement
 from arena.prepare import prepare
 from arena.rest import measure, scenarios, tables
@@ -24,6 +27,8 @@ from arena.tables import Report
 from arena.toolchain import Toolchains
 
 USERS_ROWS = 100_000
+ENGINES = ("loadgen", "locust", "both")  # --engine: both measures every point Locust can run twice
+MAX_WORKERS = 64
 START_S = 3  # starting and stopping a server, for the ETA (once per repetition: rest/starts.py)
 
 
@@ -45,17 +50,50 @@ def _estimate(point: scenarios.Point, cpus: int, first: bool) -> float:
     return START_S * first + rule.window * rule.slice_s + length
 
 
+def _engine_options(options: argparse.Namespace, chosen: list[scenarios.Scenario]) -> dict:
+    """--engine, --workers, --remote-workers and --host, checked against each other and the scenarios."""
+    engine = getattr(options, "engine", "loadgen")
+    workers, remote = getattr(options, "workers", None), getattr(options, "remote_workers", False)
+    host = getattr(options, "host", "127.0.0.1")
+    if engine not in ENGINES:
+        raise UsageError(f"--engine {engine}: choose one of {', '.join(ENGINES)}")
+    if workers is not None and not 1 <= workers <= MAX_WORKERS:
+        raise UsageError(f"--workers {workers}: choose 1..{MAX_WORKERS}")
+    if engine == "loadgen" and (workers is not None or remote):
+        raise UsageError("--workers and --remote-workers are Locust's: add --engine locust (or both)")
+    if remote and workers is None:
+        raise UsageError("--remote-workers needs --workers N: how many to wait for")
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        raise UsageError(f"--host {host}: an IP address the server listens on and the workers reach") from None
+    if not address.is_loopback and engine != "locust":
+        raise UsageError(f"--host {host}: loadgen sends only to loopback; another address is for --engine locust")
+    if engine == "locust":
+        refused = [f"{s.id} ({s.profiles[options.suite]['model']['kind']})" for s in chosen
+                   if s.profiles[options.suite]["model"]["kind"] != "closed"]  # fmt: skip
+        if refused:
+            raise UsageError(f"Locust runs closed models only, not {', '.join(refused)}: choose closed-model "
+                             "scenarios with --scenario, or --engine loadgen")  # fmt: skip
+    return {"engine": engine, "workers": workers, "remote_workers": remote, "host": host}
+
+
+def _host(plan: dict) -> str:
+    """Where servers listen and the engine sends (a plan stored before --host: loopback)."""
+    return plan.get("host", "127.0.0.1")
+
+
 class RestKind:
     name = measure.KIND
     command = "run"
 
     def __init__(self, engine: LoadEngine) -> None:
-        self.engine = engine
+        self.engine = engine  # the own engine; Locust comes from the plan (`engines`)
         self.db_url: str | None = None  # the user's database; not in the plan, which is stored
 
     def plan(self, options: argparse.Namespace) -> dict:
         self.db_url = options.db_url
-        scenarios.load(options.scenario)
+        chosen = [s for s in scenarios.load(options.scenario) if not s.pending]
         catalog.rows(options.impl, catalog.load, lambda _: None)  # unknown names fail here; warnings come later
         return {
             "suite": options.suite,
@@ -63,29 +101,50 @@ class RestKind:
             "scenario": options.scenario,
             "cpus": cores.measured_budgets(options.cpus),
             "repeat": repetitions(options.repeat),
+            **_engine_options(options, chosen),
         }
+
+    def engines(self, plan: dict) -> dict[str, LoadEngine]:
+        """The plan's engines by name (a plan stored before Locust names none: loadgen)."""
+        chosen = plan.get("engine", "loadgen")
+        made: dict[str, LoadEngine] = {}
+        if chosen in ("loadgen", "both"):
+            made[self.engine.name] = self.engine
+        if chosen in ("locust", "both"):
+            made["locust"] = Locust(
+                plan.get("workers"), plan.get("remote_workers", False), plan.get("host", "127.0.0.1")
+            )
+        return made
 
     def check(self, plan: dict) -> None:
         for cpus in plan["cpus"]:
             cores.check_budget(cpus)
 
     def headline(self, plan: dict) -> str:
-        return f"suite {plan['suite']}, cpus {plan['cpus']}, {plan['repeat']} repetition(s)"
+        engine = plan.get("engine", "loadgen")
+        workers = f" with {plan['workers']} {'remote ' if plan.get('remote_workers') else ''}worker(s)" if plan.get(
+            "workers") else ""  # fmt: skip
+        return f"suite {plan['suite']}, cpus {plan['cpus']}, {plan['repeat']} repetition(s), engine {engine}{workers}"
 
     def prepare(self, plan: dict, stored: list[Measurement], console: Console) -> Batch:
         chosen = [s for s in scenarios.load(plan["scenario"]) if not s.pending]
         manifests = catalog.rows(plan["impl"], catalog.load, console.warn)
         toolchains = Toolchains(say=console.line)
+        engines = self.engines(plan)
         with console.working("building the load engine"):
-            self.engine.ensure(toolchains)
+            for engine in engines.values():
+                engine.ensure(toolchains)
         users = users_file() if any(s.users_csv for s in chosen) else None
         points = []
         for scenario in chosen:
             for point in scenarios.points(scenario, plan["suite"]):
-                # The engine validates every document it will be given, and says how long it lasts
-                # (which no budget changes).
-                planned = [self.engine.check(point.engine_scenario(1, cpus, users, None)) for cpus in plan["cpus"]]
-                points.append(replace(point, planned_s=planned[0]))
+                for name, engine in engines.items():
+                    if name == "locust" and point.model()["kind"] != "closed":
+                        continue  # --engine both: Locust measures what it can
+                    # The engine validates every document it will be given, and says how long it
+                    # lasts (which no budget changes).
+                    planned = [engine.check(point.engine_scenario(1, cpus, users, None)) for cpus in plan["cpus"]]
+                    points.append(replace(point, planned_s=planned[0], engine=name))
 
         # The database lives as long as the batch: conformance's /record checks and the record
         # scenarios use it; the batch's close stops the server of the last start, then it.
@@ -119,10 +178,12 @@ class RestKind:
                     Task(self.name, manifest, point, cpus, repetition, _estimate(point, cpus, i == 0))
                     for i, point in enumerate(ordered)
                 ]
-        starts = stack.enter_context(contextlib.closing(Starts(start_settings(points), db)))
+        starts = stack.enter_context(
+            contextlib.closing(Starts(start_settings(points), db, plan.get("host", "127.0.0.1")))
+        )
         return Batch(
             tasks,
-            lambda task, phase: measure.measure(task, self.engine, users, starts, db, phase),
+            lambda task, phase: measure.measure(task, engines[task.point.engine], users, starts, db, phase),
             skipped,
             stack.close,
         )

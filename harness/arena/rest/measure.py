@@ -62,7 +62,7 @@ def measure(
         if point.scenario.database and db is not None:
             db.reset()
         server, before, age_s = starts.server(task, server_cores, phase)
-        document = point.engine_scenario(server.port, task.cpus, users, rule.max_s + length + SLACK_S)
+        document = point.engine_scenario(server.port, task.cpus, users, rule.max_s + length + SLACK_S, server.host)
         parameters |= {"engine": document, "start": {"points_before": before, "process_age_s": round(age_s, 3)}}
         phase("warm-up, then measure")
         db_sampling = Sampler(sampled_db, proportional=True) if sampled_db else contextlib.nullcontext()
@@ -72,7 +72,7 @@ def measure(
             flags.append("crashed")
         # The bcrypt ceiling's hash time, on the server as it was measured: warm, and now idle.
         bcrypt = ceiling.kind_of(point) == "bcrypt" and "crashed" not in flags
-        hash_s = ceiling.hash_seconds(server.port) if bcrypt else None
+        hash_s = ceiling.hash_seconds(server.port, server.host) if bcrypt else None
     except (ServerError, EngineError, DatabaseError, OSError) as err:
         starts.close()  # a server in an unknown state measures nothing more
         return task.measurement(
@@ -90,7 +90,8 @@ def measure(
         metrics["ceiling_share"] = limit.share(metrics["ok_requests"], metrics["ok_rps"])
     if metrics["error_ratio"] > ERROR_LIMIT:
         flags.append("errors")
-    if run.cpu_s > ENGINE_BOUND * run.wall_s * len(engine_cores):
+    busy = run.busiest if run.busiest is not None else run.cpu_s / (run.wall_s * len(engine_cores))
+    if busy > ENGINE_BOUND:
         flags.append("engine-bound")
     if not warm.steady:
         flags.append("unsteady")

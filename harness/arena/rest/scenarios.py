@@ -20,6 +20,7 @@ from arena.published import Published
 from arena.rest.steady import Rule
 
 SCENARIOS = SPEC / "scenarios"
+ENGINE = "loadgen"  # the engine a point is measured with unless the run says otherwise
 # A profile's warm-up when its file gives none: one slice of load, the most it may take, and the
 # slices that must agree (spec/scenarios/README.md: the quick profile settles for two).
 WARMUP = {
@@ -61,18 +62,24 @@ class Point:
     index: int
     params: dict  # the point's own keys, e.g. {"users": 500} or {"rate": 2, "iterations": 20}
     planned_s: float | None = None  # how long the engine plans to load the server (LoadEngine.check)
+    engine: str = ENGINE  # which load engine measures it; another than loadgen is part of its key
 
     @property
     def experiment(self) -> str:
         return self.scenario.id
 
     @property
+    def shown(self) -> dict:
+        """Its parameters, and the engine when it is not the default."""
+        return self.params if self.engine == ENGINE else {**self.params, "engine": self.engine}
+
+    @property
     def key(self) -> str:
-        return json.dumps(self.params, sort_keys=True)
+        return json.dumps(self.shown, sort_keys=True)
 
     @property
     def label(self) -> str:
-        return " ".join(f"{k}={v}" for k, v in self.params.items())
+        return " ".join(f"{k}={v}" for k, v in self.shown.items())
 
     def profile(self) -> dict:
         return self.scenario.profiles[self.suite]
@@ -95,9 +102,11 @@ class Point:
         """The profile's warm-up (slice and bound), with the rule's defaults for the rest."""
         return Rule(**{**WARMUP[self.suite], **self.profile().get("warmup", {})})
 
-    def engine_scenario(self, port: int, cpus: int, users_csv: Path | None, max_duration_s: float | None) -> dict:
-        """The engine's scenario document (loadgen/README.md) for this point on a server, warm-up
-        included (rest/steady.py); without a `max_duration_s` the engine's own bound applies."""
+    def engine_scenario(self, port: int, cpus: int, users_csv: Path | None, max_duration_s: float | None,
+                        host: str = "127.0.0.1") -> dict:  # fmt: skip
+        """The engine's scenario document (loadgen/README.md) for this point on a server at
+        `host`, warm-up included (rest/steady.py); without a `max_duration_s` the engine's own
+        bound applies."""
         profile = self.profile()
         model = self.model_on(cpus)
         keep_alive = model.pop("keep_alive", True)
@@ -105,7 +114,7 @@ class Point:
         params = {key: str(value) for key, value in profile.get("params", {}).items()}
         steps = [_fill(step, params) for step in self.scenario.steps]
         document = {
-            "target": f"http://127.0.0.1:{port}",
+            "target": f"http://{host}:{port}",
             "model": model,
             "steps": steps,
             "keep_alive": keep_alive,

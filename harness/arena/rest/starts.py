@@ -64,9 +64,12 @@ class Start:
 class Starts:
     """The server start in use, replaced as the tasks require and stopped by `close`."""
 
-    def __init__(self, settings: dict[tuple[str, str], dict[str, str]], db: Database | None = None) -> None:
+    def __init__(self, settings: dict[tuple[str, str], dict[str, str]], db: Database | None = None,
+                 host: str = "127.0.0.1") -> None:  # fmt: skip
         self.settings = settings
-        self.db = db  # every start is given it (ARENA_DB_URL), kept out of the stored settings
+        # Every start is given these, kept out of the stored settings: the database (ARENA_DB_URL)
+        # and where to listen (ARENA_HOST: loopback, or where remote load generators reach it).
+        self.given = {"ARENA_HOST": host} | ({"ARENA_DB_URL": db.url} if db else {})
         self.current: Start | None = None
 
     def server(self, task: Task, cores: list[int], phase: Callable[[str], None]) -> tuple[Server, int, float]:
@@ -78,7 +81,7 @@ class Starts:
             phase("start")
             stack = contextlib.ExitStack()
             try:
-                given = {**settings, "ARENA_DB_URL": self.db.url} if self.db else settings
+                given = {**settings, **self.given}
                 server = stack.enter_context(running(task.manifest, task.cpus, free_port(), given, cores))
             except BaseException:
                 stack.close()

@@ -9,8 +9,8 @@ or within 2 ms of it — the measured window
 begins, with no pause for a closed model's users and, for an open schedule or a fixed count, once
 the warm-up's requests are answered (loadgen/README.md, "Warm-up until steady"). The warm-up is
 bounded by the profile's `max_s`; a point that is not steady by then is measured all the same and
-flagged `unsteady`. This module owns the rule's parameters (`Rule`, given to the engine as the
-scenario's `warmup`) and reads what the engine did.
+flagged `unsteady`. The rule's parameters and its check are arena/steadiness.py's (`Rule` is given
+to the engine as the scenario's `warmup`); this module reads what the engine did and classifies it.
 
 Why these bands: a slice's median latency is mostly queueing when many connections open at once on
 one core, and runtimes without a JIT move ±20-40% around a few milliseconds from slice to slice
@@ -30,35 +30,12 @@ the runtime speeds up after it.
 
 from __future__ import annotations
 
-import dataclasses
 import statistics
 from dataclasses import dataclass, field
 
+from arena.steadiness import Rule, Slice, close
+
 FLAT, WARMUP, SLOWDOWN, NO_STEADY_STATE = "flat", "warm-up", "slowdown", "no steady state"
-
-
-@dataclass(frozen=True)
-class Rule:
-    """The engine's `warmup` (loadgen/README.md), field for field."""
-
-    slice_s: float  # one slice of load
-    max_s: float  # the most the warm-up may take
-    window: int = 3  # slices that must agree
-    rps_tolerance: float = 0.05
-    p50_tolerance: float = 0.25
-    floor_ms: float = 2.0
-
-    def document(self) -> dict:
-        return dataclasses.asdict(self)
-
-
-@dataclass(frozen=True)
-class Slice:
-    seconds: float  # when it started, from the start of the warm-up
-    ok_rps: float
-    p50_ms: float
-    p99_ms: float
-    error_ratio: float
 
 
 @dataclass
@@ -80,10 +57,6 @@ class Warmup:
         return self.slices[self.steady_at].seconds if self.steady_at is not None else None
 
 
-def _close(value: float, centre: float, tolerance: float, floor: float = 0.0) -> bool:
-    return abs(value - centre) <= max(tolerance * abs(centre), floor)
-
-
 def classify(slices: list[Slice], start: int | None, rule: Rule) -> str:
     if start is None:
         return NO_STEADY_STATE
@@ -91,10 +64,10 @@ def classify(slices: list[Slice], start: int | None, rule: Rule) -> str:
         return FLAT
     before, steady = slices[:start], slices[start : start + rule.window]
     was, now = statistics.median(s.p50_ms for s in before), statistics.median(s.p50_ms for s in steady)
-    if not _close(now, was, rule.p50_tolerance, rule.floor_ms):
+    if not close(now, was, rule.p50_tolerance, rule.floor_ms):
         return WARMUP if now < was else SLOWDOWN
     was_rps, now_rps = statistics.fmean(s.ok_rps for s in before), statistics.fmean(s.ok_rps for s in steady)
-    return SLOWDOWN if now_rps < was_rps and not _close(now_rps, was_rps, rule.rps_tolerance) else WARMUP
+    return SLOWDOWN if now_rps < was_rps and not close(now_rps, was_rps, rule.rps_tolerance) else WARMUP
 
 
 def of_result(result: dict, rule: Rule) -> Warmup:

@@ -17,7 +17,7 @@ from arena.measurement import Measurement
 from arena.rest import charts as rest_charts
 from arena.rest.result import HttpResult
 from arena.rest.scenarios import Scenario
-from arena.stats import summarize
+from arena.stats import ratio, summarize
 from arena.tables import Cell, Column, Report, Row, Section, Table, legend
 
 KIND = "http"
@@ -44,6 +44,7 @@ METRICS = {
     "server_cpu_s": ("server CPU s", 1, 1),
     "server_rss_mb": ("peak RSS MiB", 1, 0),
     "cpu_per_1k": ("CPU s/1k ok", 1, 2),
+    "engine_cpu_per_1k": ("engine CPU s/1k ok", 1, 2),
     "db_cpu_per_1k": ("DB CPU s/1k ok", 1, 2),
     "db_pss_mb": ("DB peak PSS MiB", 1, 0),
     "steady_s": ("warm-up s", 1, 1),  # its own load, until steady
@@ -51,7 +52,7 @@ METRICS = {
 DEFAULT_COLUMNS = ["rps", "ok_requests", "p50_ms", "p99_ms"]
 # Every table has these too: the share of the point's ceiling after its first column, then its cost
 # and how long its own load took to be steady.
-SHARE, TRAILING = "ceiling_share", ["cpu_per_1k", "server_rss_mb", "steady_s"]
+SHARE, TRAILING = "ceiling_share", ["cpu_per_1k", "server_rss_mb", "engine_cpu_per_1k", "steady_s"]
 # Kept when the terminal is too narrow for every column (with the experiment's first column).
 HEADLINE = {"rps", "ok_requests", "ceiling_share", "mean_ms", "mean_s", "p50_ms", "p99_ms", "error_ratio"}
 
@@ -73,6 +74,7 @@ def _values(result: HttpResult) -> dict[str, float]:
     values["server_rss_mb"] = result.server_peak_rss_kb / 1024
     if values.get("ok_requests"):
         values["cpu_per_1k"] = result.server_cpu_s / values["ok_requests"] * 1000
+        values["engine_cpu_per_1k"] = result.engine_cpu_s / values["ok_requests"] * 1000
     if result.db_cpu_s is not None and values.get("ok_requests"):
         values["db_cpu_per_1k"] = result.db_cpu_s / values["ok_requests"] * 1000
     if result.db_peak_pss_kb is not None:
@@ -291,7 +293,47 @@ def cold_start(measurements: list[Measurement]) -> Section | None:
                    flags=False), notes)  # fmt: skip
 
 
+# What the cross-check compares, Locust's over loadgen's.
+CROSS_CHECKED = {"ok_rps": "ok req/s", "p50_ms": "p50", "p99_ms": "p99", "engine_cpu_per_1k": "engine CPU s/1k ok"}
+CROSS_CHECK_NOTES = [
+    "cells: Locust's median over loadgen's, ± the half-width of the ratio's 95% interval (delta method)",
+    "a closed model's throughput is set by its users and their think time, so while neither engine is saturated "
+    "the ok req/s ratio is 1 within noise; it drops below 1 when a Locust worker (one Python thread) saturates",
+    "latency ratios above 1 are mostly Locust's own time: a user's request waits for its worker's single thread "
+    "behind every other user that woke at the same moment, and is timed in Python around gevent's I/O; loadgen "
+    "times each request on its own connection task with microsecond timers, so its percentiles are the server's",
+    "engine CPU per 1,000 answers shows what each engine pays for the same load (and why Locust needs a worker "
+    "per core, on more machines, for loads loadgen makes on one core)",
+]
+
+
+def cross_check(measurements: list[Measurement]) -> Section | None:
+    """Points measured by both engines in one run (--engine both), side by side as ratios."""
+    found: dict[tuple, dict[str, list[dict[str, float]]]] = defaultdict(lambda: defaultdict(list))
+    for m in measurements:
+        if m.kind == KIND and steady(m):
+            params = json.loads(m.point)
+            engine = params.pop("engine", "loadgen")
+            found[(m.experiment, m.impl, m.cpus, json.dumps(params, sort_keys=True))][engine].append(_values(m.payload))
+    rows = []
+    for (experiment, impl, cpus, point), by_engine in sorted(found.items()):
+        if not {"loadgen", "locust"} <= by_engine.keys():
+            continue
+        cells = [Cell(experiment), Cell(impl), Cell(str(cpus)), Cell(_label(json.loads(point)))]
+        for metric in CROSS_CHECKED:
+            ours, theirs = ([v[metric] for v in by_engine[e] if metric in v] for e in ("loadgen", "locust"))
+            made = ratio(summarize(ours), summarize(theirs)) if ours and theirs else None
+            cells.append(Cell(made.show() if made else "-"))
+        rows.append(Row(cells))
+    if not rows:
+        return None
+    columns = [Column("experiment"), Column("impl"), Column("cpus", numeric=True), Column("point"),
+               *(Column(f"{header} Locust/loadgen", numeric=True) for header in CROSS_CHECKED.values())]  # fmt: skip
+    return Section("cross-check: the same points measured by Locust and by loadgen in this run",
+                   Table(columns, rows, flags=False), CROSS_CHECK_NOTES)  # fmt: skip
+
+
 def report(title: str, scenarios: list[Scenario], measurements: list[Measurement], skipped: list[str]) -> Report:
     sections = [s for s in (section(scenario, measurements) for scenario in scenarios) if s is not None]
-    starts = cold_start(measurements)
-    return Report(title, sections=sections + ([starts] if starts else []), legend=legend(sections), skipped=skipped)
+    extra = [s for s in (cold_start(measurements), cross_check(measurements)) if s is not None]
+    return Report(title, sections=sections + extra, legend=legend(sections), skipped=skipped)
