@@ -140,8 +140,9 @@ def _stop(process: subprocess.Popen) -> None:
 
 
 def serve_worker(master: str, cpus: str | None, say) -> int:
-    """`arena worker --master HOST[:PORT]`: one Locust worker in the foreground, until its master
-    ends the test or Ctrl-C."""
+    """`arena worker --master HOST[:PORT]`: a Locust worker in the foreground for every point the
+    master measures (its master ends each point's test, and the next point's master finds a fresh
+    worker), until Ctrl-C."""
     host, _, port = master.partition(":")
     try:
         address = ipaddress.ip_address(host)
@@ -151,5 +152,8 @@ def serve_worker(master: str, cpus: str | None, say) -> int:
     if not 1 <= number <= 65535:
         raise UsageError(f"--master {master}: a port in 1..65535")
     pinned = ["taskset", "--cpu-list", cpus] if cpus else []
-    say(f"arena worker: Locust worker for the master at {address}:{number} (Ctrl-C stops it)")
-    return subprocess.call([*pinned, *worker_command(str(address), number)], env=environment())
+    say(f"arena worker: Locust workers for the master at {address}:{number}, one per point (Ctrl-C stops it)")
+    while True:
+        status = subprocess.call([*pinned, *worker_command(str(address), number)], env=environment())
+        say(f"arena worker: the worker ended (status {status}); waiting for the next point's master")
+        time.sleep(1)

@@ -104,6 +104,7 @@ def measure(
         server_cpu_s=cpu_s,
         server_peak_rss_kb=peak_rss_kb,
         engine_cpu_s=run.cpu_s,
+        engine_workers=run.result.get("engine", {}).get("workers"),
         ready_s=server.ready_s,
         points_before=before,
         process_age_s=age_s,

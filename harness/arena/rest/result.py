@@ -29,6 +29,9 @@ class HttpResult:
     # (the shared buffers every backend maps, counted once):
     db_cpu_s: float | None = None
     db_peak_pss_kb: int | None = None
+    # Since Locust: an engine of several processes reports each one's CPU and wall seconds (its
+    # workers, where one saturated worker flags the point engine-bound); None for loadgen.
+    engine_workers: list | None = None
 
 
 def metrics_of(result: dict) -> dict:
