@@ -121,8 +121,20 @@ class Locust:
                 f"{len(engine['workers'])} of {engine['expected_workers']} Locust workers reported (log {log})"
             )
         cpu_s = engine["master_cpu_s"] + sum(w["cpu_s"] for w in engine["workers"])
-        busiest = max(w["cpu_s"] / w["wall_s"] for w in engine["workers"] if w["wall_s"] > 0)
-        return EngineRun(document, cpu_s, wall_s, f"locust {engine['version']}", busiest=busiest)
+        return EngineRun(
+            document, cpu_s, wall_s, f"locust {engine['version']}", busiest=self._busiest(engine["workers"])
+        )
+
+    def _busiest(self, workers: list[dict]) -> float:
+        """The busiest core's share: workers this machine pinned to one core add up on it; remote
+        ones count alone (their machines' cores are not ours to add)."""
+        if self.remote:
+            return max((w["cpu_s"] / w["wall_s"] for w in workers if w["wall_s"] > 0), default=0.0)
+        by_core: dict[tuple, float] = {}
+        for w in workers:
+            if w["wall_s"] > 0:
+                by_core[tuple(w["cores"])] = by_core.get(tuple(w["cores"]), 0.0) + w["cpu_s"] / w["wall_s"]
+        return max(by_core.values(), default=0.0)
 
 
 def _spawn(cores: list[int], command: list[str], env: dict[str, str], out) -> subprocess.Popen:

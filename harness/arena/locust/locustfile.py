@@ -162,6 +162,7 @@ class Recorder:
             "buckets": {str(k): {**b, "latency": b["latency"].encode().decode()} for k, b in self.buckets.items()},
             "steps": steps,
             "iterations": self.iterations.encode().decode(),
+            "cores": sorted(os.sched_getaffinity(0)),
             "cpu_s": usage.ru_utime + usage.ru_stime - self.cpu_before,
             "wall_s": time.time() - self.started,
         }
@@ -395,7 +396,7 @@ def document(scenario: dict, start: int, opens: int, closes: int, warmup: dict |
                        "p50_us": latency.get_value_at_percentile(50) if completed else 0,
                        "p99_us": latency.get_value_at_percentile(99) if completed else 0})  # fmt: skip
     usage = resource.getrusage(resource.RUSAGE_SELF)
-    workers = [{"index": f["index"], "cpu_s": f["cpu_s"], "wall_s": f["wall_s"]} for f in Master.finals]
+    workers = [{key: f[key] for key in ("index", "cores", "cpu_s", "wall_s")} for f in Master.finals]
     return {
         "engine": {
             "name": "locust",

@@ -15,6 +15,7 @@ from arena import pivot
 from arena.charts import Chart
 from arena.measurement import Measurement
 from arena.rest import charts as rest_charts
+from arena.rest.measure import ENGINE_BOUND
 from arena.rest.result import HttpResult
 from arena.rest.scenarios import Scenario
 from arena.stats import ratio, summarize
@@ -129,6 +130,19 @@ def _series(m: Measurement) -> str:
             f"then measured: {m.payload.metrics['ok_rps']:.1f} ok req/s")  # fmt: skip
 
 
+def _workers_note(impl: str, cpus: int, point: dict, group: list[Measurement]) -> str:
+    """How busy an engine of several processes was (Locust's workers), repetition by repetition."""
+    shown = [
+        "+".join(f"{w['cpu_s'] / w['wall_s']:.2f}" for w in m.payload.engine_workers if w["wall_s"] > 0)
+        for m in group
+        if m.measured and m.payload.engine_workers
+    ]
+    if not shown:
+        return ""
+    return (f"{impl} cpus={cpus} {_label(point)}: each engine worker's share of a core, by repetition: "
+            f"{'; '.join(shown)} (a core above {ENGINE_BOUND:.2f} flags the point engine-bound)")  # fmt: skip
+
+
 def _label(point: dict) -> str:
     return " ".join(f"{k}={v}" for k, v in point.items())
 
@@ -166,6 +180,8 @@ def _our_rows(scenario: Scenario, measurements: list[Measurement], columns: list
             cells.append(Cell.value(summary, scale, digits))
             if i == 0 and summary.noisy:
                 flags.add("noisy")
+        if note := _workers_note(impl, cpus, json.loads(point), group):
+            notes.append(note)
         failures = [m for m in group if not m.measured]
         if failures:
             flags.add("failed")
@@ -219,7 +235,7 @@ def section(scenario: Scenario, measurements: list[Measurement]) -> Section | No
 
 
 # Charts of a section's table, beyond its first column and the seed's metrics: its cost.
-CHARTED = [SHARE, "cpu_per_1k", "server_rss_mb", *DATABASE]
+CHARTED = [SHARE, "cpu_per_1k", "server_rss_mb", *DATABASE, "engine_cpu_per_1k"]
 LABELS = 3  # impl, cpus, point: the cells before the metrics
 
 
