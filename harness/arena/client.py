@@ -51,12 +51,13 @@ class Client:
         body: bytes | str | None = None,
         conn: http.client.HTTPConnection | None = None,
         json_body: bool = True,
+        headers: dict[str, str] | None = None,  # sent as given, over the JSON Content-Type
     ) -> Reply:
         own = conn is None
         conn = conn or self.session()
         if isinstance(body, str):
             body = body.encode()
-        headers = {"Content-Type": "application/json"} if body is not None and json_body else {}
+        headers = ({"Content-Type": "application/json"} if body is not None and json_body else {}) | (headers or {})
         started = time.monotonic()
         try:
             conn.request(method, path, body=body, headers=headers)

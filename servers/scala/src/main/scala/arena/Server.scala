@@ -6,6 +6,8 @@ import org.apache.pekko.actor.CoordinatedShutdown
 import org.apache.pekko.actor.typed.scaladsl.Behaviors
 import org.apache.pekko.actor.typed.{ActorSystem, Behavior, DispatcherSelector}
 import org.apache.pekko.http.scaladsl.Http
+import org.apache.pekko.http.scaladsl.model.HttpMethod
+import org.apache.pekko.http.scaladsl.settings.ServerSettings
 import org.apache.pekko.util.ByteString
 
 import scala.concurrent.{Future, Promise}
@@ -34,11 +36,19 @@ object Server:
       bound.completeWith(
         Http()
           .newServerAt(settings.host, settings.port)
+          .withSettings(serverSettings)
           .bind(routes.route)
           .map(_.addToCoordinatedShutdown(hardTerminationDeadline = 3.seconds))(using system.executionContext)
       )
       Behaviors.empty
     }
+
+  /** Pekko's server settings, with the methods HTTP has gained since Pekko's own list (QUERY) parsed: a known path then
+    * answers them 405, as the contract says of every method it does not list, where the parser would answer 501.
+    */
+  private def serverSettings(using system: ActorSystem[Nothing]): ServerSettings =
+    val defaults = ServerSettings(system)
+    defaults.withParserSettings(defaults.parserSettings.withCustomMethods(HttpMethod.custom("QUERY")))
 
   /** application.conf with the core budget applied. The default dispatcher gets exactly `cpus` threads (Pekko's
     * fork-join default would be at least 8), and Pekko's own actors (TCP connections, stream supervisors) share it
