@@ -11,7 +11,7 @@ import argparse
 import signal
 import time
 
-from arena import benchmark, catalog, cores, lifecycle, testsuite, verify
+from arena import benchmark, catalog, cores, fuzz, lifecycle, testsuite, verify
 from arena import build as builder
 from arena.catalog import Manifest
 from arena.console import Console
@@ -151,27 +151,34 @@ def cmd_verify(args: argparse.Namespace, console: Console) -> int:
     with database(args.db_url) as db:
         console.line(f"/record checks use {db.described}")
         for manifest in manifests:
-            rows += _verified(manifest, budgets, toolchains, db, console)
-    all_ok = all(row.cells[2].text in ("pass", "skipped") for row in rows)
+            rows += _verified(manifest, budgets, toolchains, db, console, args.examples if args.fuzz else 0)
+    all_ok = all(row.cells[2].text in ("pass", "skipped") and row.cells[3].text != "FAIL" for row in rows)
     console.line()
-    columns = [Column("impl"), Column("cpus", numeric=True), Column("conformance"), Column("detail")]
+    columns = [Column("impl"), Column("cpus", numeric=True), Column("conformance"), Column("fuzz"), Column("detail")]
     console.table(Table(columns, rows, flags=False))
     return 0 if all_ok else 1
 
 
 def _verified(
-    manifest: Manifest, budgets: list[int], toolchains: Toolchains, db: Database, console: Console
+    manifest: Manifest, budgets: list[int], toolchains: Toolchains, db: Database, console: Console, examples: int
 ) -> list[Row]:
-    """One implementation's conformance rows, a core budget each."""
+    """One implementation's conformance rows, a core budget each, fuzzed too when `examples` > 0."""
     prepared = prepare(manifest, toolchains, console)
     rows = []
     for cpus in budgets:
         if not prepared.ok:
-            rows.append(Row([Cell(manifest.name), Cell(str(cpus)), Cell("unavailable"), Cell(prepared.reason)]))
+            rows.append(Row([Cell(manifest.name), Cell(str(cpus)), Cell("unavailable"), Cell("-"),
+                             Cell(prepared.reason)]))  # fmt: skip
             continue
         verdict = verify.suite(manifest, cpus, db, console, verbose=True)
         shown = {"passed": "pass", "failed": "FAIL", "skipped": "skipped"}[verdict.status]
-        rows.append(Row([Cell(manifest.name), Cell(str(cpus)), Cell(shown), Cell(verdict.detail)]))
+        fuzzed, detail = "-", verdict.detail
+        if examples and verdict.status != "skipped":
+            with console.working(f"  fuzz {manifest.name} --cpus {cpus}"):
+                result = fuzz.fuzz(manifest, cores.take(cpus), db, examples)
+            console.check(result, verbose=True)
+            fuzzed, detail = ("pass" if result.ok else "FAIL"), f"{detail}; fuzz: {result.note}"
+        rows.append(Row([Cell(manifest.name), Cell(str(cpus)), Cell(shown), Cell(fuzzed), Cell(detail)]))
     return rows
 
 
@@ -244,6 +251,8 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("impl", nargs="*")
     s.add_argument("--cpus", help="core budgets, e.g. 1 or 1,2 (default: 1,2)")
     s.add_argument("--db-url", **DB_URL)
+    s.add_argument("--fuzz", action="store_true", help="then fuzz each server from spec/api.yaml (Schemathesis)")
+    s.add_argument("--examples", type=int, default=100, help="the fuzzer's cases per operation and phase (default 100)")
     s.set_defaults(func=cmd_verify)
 
     runs = argparse.ArgumentParser(add_help=False, parents=[tables])

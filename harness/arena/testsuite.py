@@ -1,4 +1,5 @@
-"""`arena test`: the harness's own tests, each implementation's tests, and conformance on each.
+"""`arena test`: the harness's own tests, each implementation's tests, conformance and a bounded
+fuzzing on each.
 
 Every step is reported as passed, failed or skipped (with the reason); the last line is the plain
 `N passed, N failed, N skipped` and the exit status is non-zero on any failure.
@@ -13,7 +14,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena import catalog, cores, verify
+from arena import catalog, cores, fuzz, verify
 from arena.build import tail
 from arena.catalog import RESULTS, ROOT, Manifest
 from arena.checks import verdict
@@ -26,6 +27,7 @@ from arena.prepare import prepare
 from arena.toolchain import Toolchains
 
 STEP_TIMEOUT = 1800
+FUZZ_EXAMPLES = 20  # the fuzzer's cases per operation and phase here; arena verify --fuzz runs 100
 # The closing lines of the test runners we run: go test, cargo, mix, EUnit, surefire, node, unittest, ...
 SUMMARY_LINE = r"\b(passed|pass|ok)\b|\d+ tests?, \d+ failures?|Tests run: \d+, Failures: \d+|Ran \d+ tests?"
 
@@ -107,7 +109,7 @@ def built(manifest: Manifest, name: str, toolchains: Toolchains, console: Consol
 
 def server_steps(manifest: Manifest, toolchains: Toolchains, db: Database, console: Console) -> list[Step]:
     """A REST implementation: built, its own tests (given the database in ARENA_DB_URL, for their
-    /record tests), and conformance with each core budget."""
+    /record tests), conformance with each core budget, and the fuzzer on one core."""
     console.line(f"\n{manifest.name}", style="bold")
     if failed := built(manifest, manifest.name, toolchains, console):
         return [failed]
@@ -119,6 +121,10 @@ def server_steps(manifest: Manifest, toolchains: Toolchains, db: Database, conso
     for cpus in cores.verified_budgets(None):
         found = verify.suite(manifest, cpus, db, console)
         steps.append(Step(f"{manifest.name}: conformance --cpus {cpus}", found.status, found.detail))
+    with console.working(f"  fuzz {manifest.name} --cpus 1"):
+        fuzzed = fuzz.fuzz(manifest, cores.take(1), db, FUZZ_EXAMPLES)
+    console.check(fuzzed)
+    steps.append(Step(f"{manifest.name}: fuzz --cpus 1", "passed" if fuzzed.ok else "failed", fuzzed.detail()))
     return steps
 
 
