@@ -4,6 +4,12 @@ The program prints one JSON line (spec/micro.md). We run it in a session of its 
 resident memory of its whole process tree, stop the tree when it outlives its time bound or its
 memory budget, and take its CPU time and peak memory from the kernel when it exits (a peak over
 the budget between two looks fails the run too).
+
+The kernel's peak (wait4's ru_maxrss) starts from the high-water mark of the process that forked
+it: Linux keeps the larger of the two when the child execs, so a program started by a harness of
+100 MiB reports at least 100 MiB. A kernel peak above the harness's own high-water mark at the
+start is the program's; one at or below it is not, and the largest resident size seen while
+watching stands instead.
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ import contextlib
 import itertools
 import json
 import os
+import resource
 import statistics
 import subprocess
 import time
@@ -150,6 +157,7 @@ def run(
     command = ["taskset", "--cpu-list", cpu_list(cores), *manifest.command(cpus), *arguments]
     env = {**os.environ, **manifest.env(cpus), "ARENA_CPUS": str(cpus)}
     out_path = log.with_suffix(".out")
+    floor_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # what a child's kernel peak starts from
     started = time.monotonic()
     with log.open("w") as err, out_path.open("w") as out:
         err.write(f"$ {' '.join(command)}\n")
@@ -167,7 +175,7 @@ def run(
         except OSError as error:
             return Outcome(None, f"cannot start: {error}", 0.0, None, None, log)
         try:
-            status, usage, stopped = _watch(process, seconds, memory_kb)
+            status, usage, stopped, seen_kb = _watch(process, seconds, memory_kb)
         finally:
             if process.returncode is None:
                 stop_tree(process)
@@ -175,7 +183,7 @@ def run(
     text = out_path.read_text(errors="replace")
     out_path.unlink()
     cpu_s = usage.ru_utime + usage.ru_stime if usage else None
-    peak = usage.ru_maxrss if usage else None
+    peak = usage.ru_maxrss if usage and usage.ru_maxrss > floor_kb else seen_kb or None
 
     def failed(reason: str) -> Outcome:
         return Outcome(None, reason, wall, cpu_s, peak, log, text)
@@ -212,23 +220,25 @@ def run_point(
     return outcome, "check failed: " + "; ".join(found) if found else ""
 
 
-def _watch(process: subprocess.Popen, seconds: float, memory_kb: int | None) -> tuple[int | None, object, str]:
-    """Waits for the program; (exit status, resource usage, why we stopped it or "")."""
+def _watch(process: subprocess.Popen, seconds: float, memory_kb: int | None) -> tuple[int | None, object, str, int]:
+    """Waits for the program; (exit status, resource usage, why we stopped it or "", the largest
+    resident size of its tree seen, KiB)."""
     deadline = time.monotonic() + seconds
     pause = POLL_FIRST_S
+    seen = 0
     while True:
         pid, status, usage = os.wait4(process.pid, os.WNOHANG)
         if pid:
             process.returncode = os.waitstatus_to_exitcode(status)
-            return process.returncode, usage, ""
+            return process.returncode, usage, "", seen
         if time.monotonic() > deadline:
-            return None, None, f"stopped after the time bound of {seconds:g} s"
-        if memory_kb is not None:
-            rss = 0
-            for proc in tree_of(process):
-                with contextlib.suppress(psutil.NoSuchProcess, psutil.AccessDenied):
-                    rss += proc.memory_info().rss // 1024
-            if rss > memory_kb:
-                return None, None, f"stopped at {rss // 1024} MiB, over the memory budget of {memory_kb // 1024} MiB"
+            return None, None, f"stopped after the time bound of {seconds:g} s", seen
+        rss = 0
+        for proc in tree_of(process):
+            with contextlib.suppress(psutil.NoSuchProcess, psutil.AccessDenied):
+                rss += proc.memory_info().rss // 1024
+        seen = max(seen, rss)
+        if memory_kb is not None and rss > memory_kb:
+            return None, None, f"stopped at {rss // 1024} MiB, over the memory budget of {memory_kb // 1024} MiB", seen
         time.sleep(pause)
         pause = min(pause * 2, POLL_S)
