@@ -144,6 +144,8 @@ def cmd_start(args: argparse.Namespace, console: Console) -> int:
 
 
 def cmd_verify(args: argparse.Namespace, console: Console) -> int:
+    if args.fuzz and not 1 <= args.examples <= fuzz.MAX_EXAMPLES:
+        raise UsageError(f"--examples {args.examples}: choose 1..{fuzz.MAX_EXAMPLES}")
     budgets = cores.verified_budgets(args.cpus)
     toolchains = Toolchains(say=console.line)
     rows, all_ok = [], True
@@ -151,23 +153,32 @@ def cmd_verify(args: argparse.Namespace, console: Console) -> int:
     with database(args.db_url) as db:
         console.line(f"/record checks use {db.described}")
         for manifest in manifests:
-            rows += _verified(manifest, budgets, toolchains, db, console, args.examples if args.fuzz else 0)
-    all_ok = all(row.cells[2].text in ("pass", "skipped") and row.cells[3].text != "FAIL" for row in rows)
+            rows += _verified(manifest, budgets, toolchains, db, console, args.examples if args.fuzz else 0, args.abuse)
+    all_ok = all(row.cells[2].text in ("pass", "skipped") and "FAIL" not in (c.text for c in row.cells[3:5])
+                 for row in rows)  # fmt: skip
     console.line()
-    columns = [Column("impl"), Column("cpus", numeric=True), Column("conformance"), Column("fuzz"), Column("detail")]
+    columns = [Column("impl"), Column("cpus", numeric=True), Column("conformance"), Column("fuzz"), Column("abuse"),
+               Column("detail")]  # fmt: skip
     console.table(Table(columns, rows, flags=False))
     return 0 if all_ok else 1
 
 
 def _verified(
-    manifest: Manifest, budgets: list[int], toolchains: Toolchains, db: Database, console: Console, examples: int
+    manifest: Manifest,
+    budgets: list[int],
+    toolchains: Toolchains,
+    db: Database,
+    console: Console,
+    examples: int,
+    abused: bool,
 ) -> list[Row]:
-    """One implementation's conformance rows, a core budget each, fuzzed too when `examples` > 0."""
+    """One implementation's conformance rows, a core budget each, fuzzed too when `examples` > 0 and
+    put through the abuse checks when `abused`."""
     prepared = prepare(manifest, toolchains, console)
     rows = []
     for cpus in budgets:
         if not prepared.ok:
-            rows.append(Row([Cell(manifest.name), Cell(str(cpus)), Cell("unavailable"), Cell("-"),
+            rows.append(Row([Cell(manifest.name), Cell(str(cpus)), Cell("unavailable"), Cell("-"), Cell("-"),
                              Cell(prepared.reason)]))  # fmt: skip
             continue
         verdict = verify.suite(manifest, cpus, db, console, verbose=True)
@@ -178,7 +189,12 @@ def _verified(
                 result = fuzz.fuzz(manifest, cores.take(cpus), db, examples)
             console.check(result, verbose=True)
             fuzzed, detail = ("pass" if result.ok else "FAIL"), f"{detail}; fuzz: {result.note}"
-        rows.append(Row([Cell(manifest.name), Cell(str(cpus)), Cell(shown), Cell(fuzzed), Cell(detail)]))
+        abuse = "-"
+        if abused and verdict.status != "skipped":
+            with console.working(f"  abuse {manifest.name} --cpus {cpus}"):
+                results = verify.abuse_checks(manifest, cores.take(cpus), lambda r: console.check(r, verbose=True))
+            abuse = "pass" if all(r.ok for r in results) else "FAIL"
+        rows.append(Row([Cell(manifest.name), Cell(str(cpus)), Cell(shown), Cell(fuzzed), Cell(abuse), Cell(detail)]))
     return rows
 
 
@@ -253,6 +269,7 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--db-url", **DB_URL)
     s.add_argument("--fuzz", action="store_true", help="then fuzz each server from spec/api.yaml (Schemathesis)")
     s.add_argument("--examples", type=int, default=100, help="the fuzzer's cases per operation and phase (default 100)")
+    s.add_argument("--abuse", action="store_true", help="then slowloris and 10,000 idle connections (arena/abuse.py)")
     s.set_defaults(func=cmd_verify)
 
     runs = argparse.ArgumentParser(add_help=False, parents=[tables])

@@ -33,6 +33,7 @@ MAX_SORT_N = 2000
 CHECKS = "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance"
 SEED = 20261124  # fixed: a run fuzzes the same cases everywhere, and again the next time
 TIMEOUT_S = 900
+MAX_EXAMPLES = 10_000
 
 
 def schema() -> Path:

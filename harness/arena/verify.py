@@ -24,7 +24,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from arena import build, cores, record_checks, reference
+from arena import abuse, build, cores, record_checks, reference
 from arena.catalog import RESULTS, ROOT, SPEC, Manifest
 from arena.checks import CheckResult, Problem, Severity, verdict
 from arena.client import Client, Reply
@@ -484,6 +484,27 @@ def conformance(
 class Verdict:
     status: str  # passed | failed | skipped
     detail: str
+
+
+ABUSE_CHECKS: list[tuple[str, Check]] = [
+    (f"{abuse.SLOW_CONNECTIONS} slowloris connections: others answered within {abuse.BOUND_S:.0f} s",
+     abuse.check_slowloris),
+    (f"{abuse.IDLE_CONNECTIONS:,} idle connections: others answered within {abuse.BOUND_S:.0f} s",
+     abuse.check_idle_connections),
+]  # fmt: skip
+
+
+def abuse_checks(manifest: Manifest, cores: list[int], report: Callable[[CheckResult], None]) -> list[CheckResult]:
+    """The abuse checks (arena/abuse.py) on a fresh start of `manifest`; not yet part of the suite."""
+    ctx = Context(client=Client(0), hello=b"")
+    try:
+        with running(manifest, len(cores), free_port(), MAIN_SETTINGS, cores) as server:
+            ctx.client = Client(server.port)
+            return _run_checks(ABUSE_CHECKS, ctx, server.alive, report)
+    except ServerError as err:
+        failed = CheckResult("server starts", 0.0, [Problem(Severity.FAIL, str(err))])
+        report(failed)
+        return [failed]
 
 
 def suite(manifest: Manifest, cpus: int, db: Database, console: Console, verbose: bool = False) -> Verdict:

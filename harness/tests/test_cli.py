@@ -26,6 +26,7 @@ from arena import cli
         (["run", "--engine", "locust", "--host", "example.org"], "--host example.org: an IP address"),
         (["worker", "--master", "here:5557"], "--master here:5557: an IP address"),
         (["worker", "--master", "127.0.0.1:99999"], "a port in 1..65535"),
+        (["verify", "--fuzz", "--examples", "0"], "--examples 0: choose 1..10000"),
     ],
 )
 def test_bad_input_is_one_clear_line_and_status_2(argv, message, capsys):
