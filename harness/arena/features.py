@@ -4,7 +4,7 @@ implementation's size in lines of code as cloc counts them.
 
 cloc counts the files git tracks in the implementation's folder and the folders its build reads
 (lib-ts for the TypeScript servers), so build outputs never count. A file is a test when its path
-has a `test`/`tests` folder or its name says so (`_test.go`, `.test.ts`, `Test.java`); tests inside
+has a `test`/`tests` folder or its name says so (`_test.go`, `.test.ts`; `src/test/` is such a folder); tests inside
 a source file (Rust's `#[cfg(test)]` modules) count as source. Documentation and data (Markdown,
 JSON, TOML, YAML, XML, SQL) and build files (pom.xml, Makefile) are left out.
 """
@@ -24,7 +24,7 @@ from arena.toolchain import Toolchains
 CLOC = Toolchain("cloc", ["cloc", "--version"], "apt-get install -y cloc")
 SEED_FILE = SPEC / "features.toml"
 NOT_CODE = {"Markdown", "JSON", "TOML", "YAML", "XML", "SQL", "Text", "INI", "Properties", "Maven", "make"}
-TEST_PATH = re.compile(r"(^|/)tests?/|_test\.|\.test\.|Tests?\.(java|kt|scala)$")
+TEST_PATH = re.compile(r"(^|/)tests?/|_test\.|\.test\.")
 CLOC_TIMEOUT = 60
 
 
