@@ -31,7 +31,7 @@ from arena.toolchain import Toolchains
 LOCUSTFILE = Path(__file__).with_name("locustfile.py")
 MASTER_PORT = 5557  # Locust's own default, where remote workers look first
 WAIT_FOR_WORKERS_S = 120
-MODELS = "closed"
+MODEL = "closed"  # the one model kind Locust runs (see the module docstring)
 
 
 def locust_command(*args: str) -> list[str]:
@@ -62,9 +62,14 @@ class Locust:
         if done.returncode != 0:
             raise EngineError(f"Locust does not start: {(done.stderr or done.stdout).strip()[-300:]}")
 
+    @staticmethod
+    def runs(model: dict) -> bool:
+        """Whether Locust can run a scenario's model: closed ones only."""
+        return model.get("kind") == MODEL
+
     def check(self, scenario: dict) -> float | None:
         model = scenario.get("model", {})
-        if model.get("kind") != "closed":
+        if not self.runs(model):
             raise EngineError(
                 f"Locust runs closed models only (users that think); this scenario's model is {model.get('kind')!r}: "
                 "measure it with --engine loadgen"

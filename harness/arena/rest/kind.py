@@ -71,7 +71,7 @@ def _engine_options(options: argparse.Namespace, chosen: list[scenarios.Scenario
         raise UsageError(f"--host {host}: loadgen sends only to loopback; another address is for --engine locust")
     if engine == "locust":
         refused = [f"{s.id} ({s.profiles[options.suite]['model']['kind']})" for s in chosen
-                   if s.profiles[options.suite]["model"]["kind"] != "closed"]  # fmt: skip
+                   if not Locust.runs(s.profiles[options.suite]["model"])]  # fmt: skip
         if refused:
             raise UsageError(f"Locust runs closed models only, not {', '.join(refused)}: choose closed-model "
                              "scenarios with --scenario, or --engine loadgen")  # fmt: skip
@@ -139,7 +139,7 @@ class RestKind:
         for scenario in chosen:
             for point in scenarios.points(scenario, plan["suite"]):
                 for name, engine in engines.items():
-                    if name == "locust" and point.model()["kind"] != "closed":
+                    if name == "locust" and not Locust.runs(point.model()):
                         continue  # --engine both: Locust measures what it can
                     # The engine validates every document it will be given, and says how long it
                     # lasts (which no budget changes).
