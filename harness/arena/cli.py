@@ -269,7 +269,12 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--db-url", **DB_URL)
     s.add_argument("--fuzz", action="store_true", help="then fuzz each server from spec/api.yaml (Schemathesis)")
     s.add_argument("--examples", type=int, default=100, help="the fuzzer's cases per operation and phase (default 100)")
-    s.add_argument("--abuse", action="store_true", help="then slowloris and 10,000 idle connections (arena/abuse.py)")
+    s.add_argument(
+        "--abuse",
+        action="store_true",
+        help="then the abuse checks (arena/abuse.py): slowloris, idle connections, oversized headers and "
+        "bodies, ambiguous framing",
+    )
     s.set_defaults(func=cmd_verify)
 
     runs = argparse.ArgumentParser(add_help=False, parents=[tables])

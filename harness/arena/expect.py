@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from arena.checks import Problem, Severity
 from arena.client import Client, Reply
 from arena.database import Database
+from arena.process import Processes
 
 LATE = 1.5  # a time late past its bound by up to this factor is a warning; beyond, a failure
 
@@ -25,6 +26,7 @@ class Context:
     client: Client
     hello: bytes
     db: Database | None = None  # the database behind /record
+    server: Processes | None = None  # the server's processes, whose memory the abuse checks watch
     measured: dict[str, float] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
     skipped: str = ""  # why the check that runs now could not run here

@@ -1,5 +1,5 @@
-"""`arena test`: the harness's own tests, each implementation's tests, conformance and a bounded
-fuzzing on each.
+"""`arena test`: the harness's own tests, each implementation's tests, conformance, a bounded
+fuzzing and the abuse checks on each.
 
 Every step is reported as passed, failed or skipped (with the reason); the last line is the plain
 `N passed, N failed, N skipped` and the exit status is non-zero on any failure.
@@ -109,7 +109,7 @@ def built(manifest: Manifest, name: str, toolchains: Toolchains, console: Consol
 
 def server_steps(manifest: Manifest, toolchains: Toolchains, db: Database, console: Console) -> list[Step]:
     """A REST implementation: built, its own tests (given the database in ARENA_DB_URL, for their
-    /record tests), conformance with each core budget, and the fuzzer on one core."""
+    /record tests), conformance with each core budget, the fuzzer and the abuse checks on one core."""
     console.line(f"\n{manifest.name}", style="bold")
     if failed := built(manifest, manifest.name, toolchains, console):
         return [failed]
@@ -125,6 +125,10 @@ def server_steps(manifest: Manifest, toolchains: Toolchains, db: Database, conso
         fuzzed = fuzz.fuzz(manifest, cores.take(1), db, FUZZ_EXAMPLES)
     console.check(fuzzed)
     steps.append(Step(f"{manifest.name}: fuzz --cpus 1", "passed" if fuzzed.ok else "failed", fuzzed.detail()))
+    with console.working(f"  abuse {manifest.name} --cpus 1"):
+        abused = verify.abuse_checks(manifest, cores.take(1), console.check)
+    steps.append(Step(f"{manifest.name}: abuse --cpus 1", "passed" if all(r.ok for r in abused) else "failed",
+                      verdict(abused)))  # fmt: skip
     return steps
 
 

@@ -487,19 +487,25 @@ class Verdict:
 
 
 ABUSE_CHECKS: list[tuple[str, Check]] = [
+    (f"warm-up: normal clients for {abuse.WARM_S} s", abuse.warm_up),
     (f"{abuse.SLOW_CONNECTIONS} slowloris connections: others answered within {abuse.BOUND_S:.0f} s",
      abuse.check_slowloris),
     (f"{abuse.IDLE_CONNECTIONS:,} idle connections: others answered within {abuse.BOUND_S:.0f} s",
      abuse.check_idle_connections),
+    (f"oversized headers from {abuse.VOLUME_CLIENTS} clients: 4xx or closed, others answered",
+     abuse.check_oversized_headers),
+    (f"oversized bodies from {abuse.VOLUME_CLIENTS} clients: 4xx or closed, others answered",
+     abuse.check_oversized_bodies),
+    ("ambiguous Content-Length / Transfer-Encoding: never a hidden request served", abuse.check_ambiguous_framing),
 ]  # fmt: skip
 
 
 def abuse_checks(manifest: Manifest, cores: list[int], report: Callable[[CheckResult], None]) -> list[CheckResult]:
-    """The abuse checks (arena/abuse.py) on a fresh start of `manifest`; not yet part of the suite."""
+    """The abuse checks (arena/abuse.py) on a fresh start of `manifest`, its memory watched."""
     ctx = Context(client=Client(0), hello=b"")
     try:
         with running(manifest, len(cores), free_port(), MAIN_SETTINGS, cores) as server:
-            ctx.client = Client(server.port)
+            ctx.client, ctx.server = Client(server.port), server
             return _run_checks(ABUSE_CHECKS, ctx, server.alive, report)
     except ServerError as err:
         failed = CheckResult("server starts", 0.0, [Problem(Severity.FAIL, str(err))])

@@ -42,7 +42,23 @@ func (a *app) routes() http.Handler {
 	mux.HandleFunc("GET /record", a.recordHandler(selectRecord))
 	mux.HandleFunc("POST /record", a.recordHandler(updateRecord))
 	mux.HandleFunc("DELETE /record", a.recordHandler(deleteRecord))
-	return canonicalOnly(mux)
+	return closeAfterChunked(canonicalOnly(mux))
+}
+
+// closeAfterChunked closes the connection after answering a chunked request.
+// RFC 9112 (6.1) requires it after a request that had both Transfer-Encoding
+// and Content-Length, lest what follows the chunked body be read as a second,
+// smuggled request; Go 1.26 serves such a request by its chunks but keeps the
+// connection (golang/go#80942), and it drops the Content-Length before a
+// handler could tell, so every chunked request closes. The contract's clients
+// send Content-Length, so no keep-alive they rely on is lost.
+func closeAfterChunked(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if len(r.TransferEncoding) > 0 {
+			w.Header().Set("Connection", "close")
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // canonicalOnly answers 404 for a path with "//", "/./", "/../" or a trailing

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -204,6 +206,28 @@ func TestBodyLimit(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 413 {
 		t.Errorf("chunked oversized body: %d", resp.StatusCode)
+	}
+}
+
+// A request with both Content-Length and chunked, and a second hidden after its
+// last chunk: answered once, then the connection closes (RFC 9112, 6.1).
+func TestChunkedWithContentLengthClosesTheConnection(t *testing.T) {
+	_, ts := testServer(t, nil)
+	chunks := "2\r\n{}\r\n0\r\n\r\nGET /user/get/smuggled HTTP/1.1\r\nHost: x\r\n\r\n"
+	conn, err := net.Dial("tcp", ts.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
+	fmt.Fprintf(conn, "POST /user/set/framing HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n"+
+		"Transfer-Encoding: chunked\r\n\r\n%s", len(chunks), chunks)
+	answer, err := io.ReadAll(conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(answer), "HTTP/1.1 "); n != 1 || !strings.HasPrefix(string(answer), "HTTP/1.1 200") {
+		t.Errorf("want one 200 answer, then a close; got %d answers: %q", n, answer)
 	}
 }
 

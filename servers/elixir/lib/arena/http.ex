@@ -34,15 +34,46 @@ defmodule Arena.HTTP do
   @doc false
   def handle(req, ctx) do
     reply =
-      case :mochiweb_request.get(:version, req) do
-        version when version in [{1, 0}, {1, 1}] -> Router.dispatch(req, ctx)
-        _other -> {:error, 505, "HTTP version not supported"}
+      cond do
+        :mochiweb_request.get(:version, req) not in [{1, 0}, {1, 1}] ->
+          {:error, 505, "HTTP version not supported"}
+
+        problem = framing_problem(req) ->
+          {:error, 400, problem}
+
+        true ->
+          Router.dispatch(req, ctx)
       end
 
     :mochiweb_request.respond(to_response(reply), req)
 
     if :mochiweb_request.should_close(req) do
       linger(:mochiweb_request.get(:socket, req))
+    end
+  end
+
+  # A request whose length is stated both ways, or by a Content-Length that
+  # is not plain digits (`+2`, `2, 40`; mochiweb gives header values as
+  # charlists), is refused (RFC 9112, 6.1 and 6.3):
+  # mochiweb would read the first by its chunks and the second as an Erlang
+  # integer, then take what follows for the next request, which is how a
+  # request is smuggled past a proxy that read it otherwise. Its body is left
+  # unread, so mochiweb closes the connection after the answer.
+  defp framing_problem(req) do
+    length = :mochiweb_request.get_header_value("content-length", req)
+
+    cond do
+      length == :undefined ->
+        nil
+
+      :mochiweb_request.get_header_value("transfer-encoding", req) != :undefined ->
+        "Content-Length and Transfer-Encoding together"
+
+      not (to_string(length) =~ ~r/^[0-9]+$/) ->
+        "Content-Length must be digits"
+
+      true ->
+        nil
     end
   end
 

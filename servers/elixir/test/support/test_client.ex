@@ -24,7 +24,8 @@ defmodule Arena.TestClient do
     {String.to_integer(status), type, answer}
   end
 
-  defp read_all(socket, acc) do
+  @doc "What the server sends on `socket` until it closes the connection."
+  def read_all(socket, acc) do
     case :gen_tcp.recv(socket, 0, 10_000) do
       {:ok, data} -> read_all(socket, acc <> data)
       {:error, :closed} -> acc

@@ -18,8 +18,12 @@ fun arenaServer(config: Config, hello: ByteArray) = embeddedServer(Netty, config
     // A prompt stop: answers still in the making (a long poll, a sort) are not waited for.
     shutdownGracePeriod = 0
     shutdownTimeout = 1000
-    // Plain HTTP/1.1 only (no TLS, so no HTTP/2), with clients that half-close answered too.
+    // Plain HTTP/1.1 only (no TLS, so no HTTP/2), with clients that half-close answered too, and
+    // requests in transfer codings Netty does not know refused before Ktor sees them.
     enableHttp2 = false
     configureBootstrap = { childOption(ChannelOption.ALLOW_HALF_CLOSURE, true) }
-    channelPipelineConfig = { addBefore("http1", "half-close", HalfCloseHandler()) }
+    channelPipelineConfig = {
+        addBefore("http1", "half-close", HalfCloseHandler())
+        addBefore("http1", "transfer-codings", UnknownCodingHandler())
+    }
 }) { arena(config, hello) }

@@ -47,4 +47,14 @@ class ServerTest {
         val answer = halfClosed("GET / HTTP/1.1\r\nHost: x\r\n\r\n".repeat(3))
         assertTrue(Regex("HTTP/1.1 200").findAll(answer).count() == 3, answer)
     }
+
+    @Test
+    fun `an unknown transfer coding gets 501, and what follows its body is never read`() {
+        val hidden = "GET /user/get/smuggled HTTP/1.1\r\nHost: x\r\n\r\n"
+        val answer = halfClosed(
+            "POST /user/set/framing HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: xchunked\r\n" +
+                "Content-Length: 2\r\n\r\n{}$hidden",
+        )
+        assertTrue(answer.startsWith("HTTP/1.1 501") && Regex("HTTP/1.1 ").findAll(answer).count() == 1, answer)
+    }
 }
