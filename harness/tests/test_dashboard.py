@@ -23,8 +23,9 @@ from arena import catalog, loadgen
 from arena.catalog import ROOT
 from arena.console import Console
 from arena.dashboard.app import application
-from arena.dashboard.servers import Servers
-from arena.process import free_port
+from arena.dashboard.servers import Servers, Started
+from arena.errors import UsageError
+from arena.process import free_port, running
 from arena.store import Store
 from browser import chromium
 from conftest import write_manifest
@@ -218,3 +219,30 @@ def status_of_or_none(url: str) -> int | None:
         return status_of(url)
     except OSError:
         return None
+
+
+@pytest.mark.parametrize(
+    ("target", "sent_to"),
+    [
+        ("/hello?x=1", "/hello?x=1"),
+        ("/user/get/a%2Fb", "/user/get/a%2Fb"),
+        ("//evil.example/x", None),
+        ("http://evil.example/", None),
+        ("hello", None),
+        ("/@evil.example", "/@evil.example"),  # a path on the server, not a user@host
+        ("/..//evil.example", "/evil.example"),  # dot segments end on the server's own root
+    ],
+)
+def test_the_console_sends_only_to_the_server_it_started(fake, target, sent_to):
+    """Whatever path the page asks for, the request goes to 127.0.0.1 and the port of the server
+    the console started, or nowhere (arena/dashboard/servers.py)."""
+    servers = Servers([fake], Console())
+    with running(fake, 1, free_port()) as server:
+        servers.started[fake.name] = Started(server, f"http://127.0.0.1:{server.port}/")
+        if sent_to is None:
+            with pytest.raises(UsageError):
+                servers.url(fake.name, target)
+        else:
+            made = servers.url(fake.name, target)
+            assert (made.host, made.port) == ("127.0.0.1", server.port)
+            assert str(made).endswith(sent_to)
