@@ -30,6 +30,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 
 from arena.client import Client
 from arena.expect import Context
@@ -86,38 +87,57 @@ def warm_up(ctx: Context) -> str:
     return f"{count} requests, each on a new connection, in {WARM_S} s"
 
 
-def _normal_request(ctx: Context, what: str) -> None:
+@dataclass
+class Watch:
+    """What one check saw of the server: its normal client's slowest answer, and how much its memory
+    grew over what it was before the check."""
+
+    check: str
+    slowest_s: float = 0.0
+    grown_mib: int | None = None  # None when the server's processes were not given
+
+    def note(self) -> str:
+        memory = (
+            "" if self.grown_mib is None else f", memory +{self.grown_mib} MiB (bound {memory_bound_mib(self.check)})"
+        )
+        return f"GET / answered in {self.slowest_s * 1000:.0f} ms at worst{memory}"
+
+
+@contextlib.contextmanager
+def _watched(ctx: Context, check: str) -> Iterator[Watch]:
+    """Samples the server's memory over the block; a growth past `memory_bound_mib(check)` fails."""
+    watch = Watch(check)
+    if ctx.server is None:
+        yield watch
+        return
+    with Sampler(ctx.server) as sampler:
+        yield watch
+    before, peak = sampler.samples[0][2] // 1024, sampler.peak_rss_kb // 1024
+    watch.grown_mib = peak - before
+    if watch.grown_mib > memory_bound_mib(check):
+        ctx.fail(f"the server's memory during the {check} check",
+                 f"at most {memory_bound_mib(check)} MiB more than the {before} MiB before",
+                 f"{peak} MiB at its peak (+{watch.grown_mib} MiB)")  # fmt: skip
+
+
+def _normal_request(ctx: Context, watch: Watch, what: str) -> None:
     """A normal client's GET / on a connection of its own, timed against the bound."""
     started = time.monotonic()
     try:
         reply = Client(ctx.client.port, timeout=2 * BOUND_S, host=ctx.client.host).call("GET", "/")
     except OSError as err:
         ctx.fail(f"GET / during {what}", f"200 within {BOUND_S:.1f} s", f"no answer: {err}")
+        watch.slowest_s = max(watch.slowest_s, time.monotonic() - started)
         return
     took = time.monotonic() - started
+    watch.slowest_s = max(watch.slowest_s, took)
     ctx.expect(reply, 200, b"OK")
     if took > BOUND_S:
         ctx.late(f"GET / during {what}", BOUND_S, took, "an answer")
 
 
-@contextlib.contextmanager
-def _memory_bounded(ctx: Context, bound: str) -> Iterator[None]:
-    """Samples the server's memory over the block; a growth past `memory_bound_mib(bound)` fails."""
-    if ctx.server is None:
-        yield
-        return
-    with Sampler(ctx.server) as sampler:
-        yield
-    before, peak = sampler.samples[0][2] // 1024, sampler.peak_rss_kb // 1024
-    ctx.measured[f"{bound}_memory_mib"] = peak - before
-    if peak - before > memory_bound_mib(bound):
-        ctx.fail(f"the server's memory during the {bound} check",
-                 f"at most {memory_bound_mib(bound)} MiB more than the {before} MiB before",
-                 f"{peak} MiB at its peak (+{peak - before} MiB)")  # fmt: skip
-
-
 def check_slowloris(ctx: Context) -> str:
-    with _memory_bounded(ctx, "slowloris"):
+    with _watched(ctx, "slowloris") as watch:
         conns = _open(ctx.client.port, SLOW_CONNECTIONS, b"GET / HTTP/1.1\r\nHost: x\r\n")
         try:
             for _ in range(SLOW_SECONDS):
@@ -127,29 +147,24 @@ def check_slowloris(ctx: Context) -> str:
                     with contextlib.suppress(OSError):
                         conn.send(b"X")
                         alive += 1
-                _normal_request(ctx, f"{len(conns)} slowloris connections")
+                _normal_request(ctx, watch, f"{len(conns)} slowloris connections")
         finally:
             for conn in conns:
                 conn.close()
-    return f"{len(conns)} slow connections opened, {alive} still open after {SLOW_SECONDS} s{_grown(ctx, 'slowloris')}"
+    return f"{len(conns)} slow connections opened, {alive} still open after {SLOW_SECONDS} s; {watch.note()}"
 
 
 def check_idle_connections(ctx: Context) -> str:
-    with _memory_bounded(ctx, "idle"):
+    with _watched(ctx, "idle") as watch:
         conns = _open(ctx.client.port, IDLE_CONNECTIONS, b"")
         try:
-            _normal_request(ctx, f"{len(conns)} idle connections")
+            _normal_request(ctx, watch, f"{len(conns)} idle connections")
             time.sleep(1)
-            _normal_request(ctx, f"{len(conns)} idle connections, a second later")
+            _normal_request(ctx, watch, f"{len(conns)} idle connections, a second later")
         finally:
             for conn in conns:
                 conn.close()
-    return f"{len(conns)} idle connections held{_grown(ctx, 'idle')}"
-
-
-def _grown(ctx: Context, bound: str) -> str:
-    grown = ctx.measured.get(f"{bound}_memory_mib")
-    return "" if grown is None else f"; memory +{grown:.0f} MiB (bound {memory_bound_mib(bound)})"
+    return f"{len(conns)} idle connections held; {watch.note()}"
 
 
 # --- volume: many clients at once, each sending one abusive request after another -------------------
@@ -224,9 +239,10 @@ def _exchange(port: int, head: bytes, body_piece: bytes = b"", body_bytes: int =
         return received
 
 
-def _under_volume(ctx: Context, what: str, wanted: str, send: Callable[[int], str | None]) -> str:
+def _under_volume(ctx: Context, watch: Watch, what: str, wanted: str, send: Callable[[int], str | None]) -> int:
     """`VOLUME_CLIENTS` clients call `send` (given their number) again and again for `VOLUME_SECONDS`,
-    while a normal client asks GET / each second; `send` returns how its answer was not `wanted`."""
+    while a normal client asks GET / each second; `send` returns how its answer was not `wanted`.
+    Returns how many requests the clients sent."""
     stop = threading.Event()
     sent, wrong = [0], []
 
@@ -243,13 +259,13 @@ def _under_volume(ctx: Context, what: str, wanted: str, send: Callable[[int], st
         try:
             for _ in range(VOLUME_SECONDS):
                 time.sleep(1)
-                _normal_request(ctx, f"{VOLUME_CLIENTS} clients sending {what}")
+                _normal_request(ctx, watch, f"{VOLUME_CLIENTS} clients sending {what}")
         finally:
             stop.set()
     for problem in wrong:
         ctx.fail(what, wanted, problem)
-    _normal_request(ctx, f"{what}, after")
-    return f"{sent[0]} sent"
+    _normal_request(ctx, watch, f"{what}, after")
+    return sent[0]
 
 
 REFUSED = "a 4xx answer or a closed connection"
@@ -265,10 +281,10 @@ def _refused(answer: bytes) -> str | None:
 
 def check_oversized_headers(ctx: Context) -> str:
     port = ctx.client.port
-    with _memory_bounded(ctx, "headers"):
-        sent = _under_volume(ctx, "2 MiB headers, or 200,000 headers", REFUSED,
+    with _watched(ctx, "headers") as watch:
+        sent = _under_volume(ctx, watch, "2 MiB headers, or 200,000 headers", REFUSED,
                              lambda n: _refused(_exchange(port, BIG_HEADER if n % 2 else MANY_HEADERS)))  # fmt: skip
-    return f"{sent}{_grown(ctx, 'headers')}"
+    return f"{sent} sent; {watch.note()}"
 
 
 def check_oversized_bodies(ctx: Context) -> str:
@@ -278,9 +294,9 @@ def check_oversized_bodies(ctx: Context) -> str:
         head, piece = BIG_BODIES[number % 2]
         return _refused(_exchange(port, head, piece, BODY_SENT))
 
-    with _memory_bounded(ctx, "bodies"):
-        sent = _under_volume(ctx, "bodies of 1 GiB (by length, or chunked)", REFUSED, send)
-    return f"{sent}{_grown(ctx, 'bodies')}"
+    with _watched(ctx, "bodies") as watch:
+        sent = _under_volume(ctx, watch, "bodies of 1 GiB (by length, or chunked)", REFUSED, send)
+    return f"{sent} sent; {watch.note()}"
 
 
 def _answered_hidden(answer: bytes) -> str | None:
@@ -303,6 +319,6 @@ def check_ambiguous_framing(ctx: Context) -> str:
         problem = _answered_hidden(_exchange(port, payload))
         return f"{name}: {problem}" if problem else None
 
-    with _memory_bounded(ctx, "framing"):
-        sent = _under_volume(ctx, "requests of ambiguous length", "at most one answer", send)
-    return f"{len(cases)} framings, {sent}{_grown(ctx, 'framing')}"
+    with _watched(ctx, "framing") as watch:
+        sent = _under_volume(ctx, watch, "requests of ambiguous length", "at most one answer", send)
+    return f"{len(cases)} framings, {sent} sent; {watch.note()}"
