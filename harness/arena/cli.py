@@ -2,7 +2,7 @@
 test.
 
 Every problem the user can act on arrives here as an ArenaError and leaves as one line on stderr
-and an exit status; Ctrl-C and SIGTERM as status 130 after every server is stopped.
+and an exit status; Ctrl-C, SIGTERM and SIGHUP as status 130 after every server is stopped.
 """
 
 from __future__ import annotations
@@ -344,9 +344,12 @@ def _terminate(signum: int, _frame: object) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     console = Console(wide=getattr(args, "wide", False))
-    # Both stop the command the same way, through KeyboardInterrupt, even when the shell that
-    # started us in the background had told SIGINT to be ignored.
+    # All stop the command the same way, through KeyboardInterrupt, even when the shell that
+    # started us in the background had told SIGINT to be ignored. SIGHUP is a closed terminal or a
+    # lost SSH session, unless `nohup` asked us to outlive it (and set it to be ignored).
     signal.signal(signal.SIGTERM, _terminate)
+    if signal.getsignal(signal.SIGHUP) is not signal.SIG_IGN:
+        signal.signal(signal.SIGHUP, _terminate)
     signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         return args.func(args, console)

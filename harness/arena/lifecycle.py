@@ -14,7 +14,7 @@ from arena.console import Console
 from arena.errors import ArenaError, UsageError
 from arena.kind import Batch, Kind
 from arena.render import html, markdown
-from arena.store import Run, Store
+from arena.store import Run, Store, StoreError
 from arena.tables import Report
 
 
@@ -35,12 +35,10 @@ def run(kind: Kind, options: argparse.Namespace, console: Console) -> int:
             try:
                 _measure(batch, kind, store, current, console)
             except KeyboardInterrupt:
-                kept = len(store.done_keys(current.id))
-                console.line(
-                    f"\ninterrupted: {kept} measurement(s) of run {current.name} are stored; "
-                    f"continue with ./arena {kind.command} --resume {current.name}"
-                )
+                console.line(f"\ninterrupted: {_kept(store, kind, current)}")
                 return 130
+            except StoreError as err:  # a full disk: the measurements stored before it stand
+                raise StoreError(f"{err.line()}; {_kept(store, kind, current)} once there is room") from err
         finally:
             batch.close()
         store.finish_run(current.id)
@@ -48,6 +46,13 @@ def run(kind: Kind, options: argparse.Namespace, console: Console) -> int:
         return 0
     finally:
         store.close()
+
+
+def _kept(store: Store, kind: Kind, current: Run) -> str:
+    """What an unfinished run kept, and how to continue it."""
+    kept = len(store.done_keys(current.id))
+    resume = f"./arena {kind.command} --resume {current.name}"
+    return f"{kept} measurement(s) of run {current.name} are stored; continue with {resume}"
 
 
 def _resumed(store: Store, kind: Kind, resume: str | None) -> Run | None:

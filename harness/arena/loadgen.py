@@ -4,6 +4,7 @@ pinned to its cores, its JSON result parsed."""
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import tempfile
 from pathlib import Path
@@ -77,6 +78,8 @@ class Loadgen:
             done = _call(command, None, timeout)
         finally:
             path.unlink(missing_ok=True)
+        if done.returncode < 0:  # killed from outside (the OOM killer, a user): it has no last words
+            raise EngineError(f"the engine was killed by {signal.Signals(-done.returncode).name} while it measured")
         if done.returncode != 0:
             raise EngineError(f"the engine exited {done.returncode}: {_said(done.stderr)}")
         try:

@@ -3,6 +3,10 @@
 A measurement is written in one transaction as soon as it is finished, so an interrupted run keeps
 everything it finished, and `--resume` finds what is left by its key. A store written before
 measurements had a typed outcome (schema 0) is upgraded in place when it is opened.
+
+The store is in WAL mode: a report or the dashboard reading while a run writes neither waits for
+the run nor makes it wait, and a write that cannot be made (a full disk) is rolled back whole, as a
+StoreError, leaving what was stored before intact.
 """
 
 from __future__ import annotations
@@ -12,6 +16,8 @@ import json
 import os
 import sqlite3
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,6 +26,9 @@ from arena.errors import ArenaError
 from arena.measurement import Measurement, Outcome, decode, encode
 
 SCHEMA_VERSION = 1
+# How long a connection waits for another's write (a store opened as another is upgraded): never
+# reached by WAL's readers, and far above any single write.
+BUSY_TIMEOUT_S = 30
 TABLES = [
     """
 CREATE TABLE IF NOT EXISTS runs (
@@ -66,6 +75,10 @@ class StoreBusy(ArenaError):
     """Another process is running measurements on the same results folder."""
 
 
+class StoreError(ArenaError):
+    """A write the store could not make (a full disk, a read-only folder); nothing of it was kept."""
+
+
 @dataclass(frozen=True)
 class Run:
     id: int
@@ -91,10 +104,15 @@ class Store:
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or RESULTS / "arena.sqlite"
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(self.path)
+        self.db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S)
         self.db.row_factory = sqlite3.Row
-        # One explicit transaction: an upgrade that fails half-way leaves the store as it was.
+        # One explicit transaction: an upgrade that fails half-way leaves the store as it was. A
+        # current store is only read here, so that opening it (a report, a dashboard page) takes no
+        # write lock from a run.
         try:
+            self.db.execute("PRAGMA journal_mode = WAL")
+            if self.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION:
+                return
             self.db.execute("BEGIN")
             if "metrics" in self._columns("measurements"):
                 _upgrade_from_0(self.db)
@@ -124,6 +142,15 @@ class Store:
         self._lock.write(str(os.getpid()))
         self._lock.flush()
 
+    @contextmanager
+    def _writing(self, what: str) -> Iterator[None]:
+        """One write transaction, committed whole or, when the disk cannot take it, not at all."""
+        try:
+            with self.db:
+                yield
+        except sqlite3.OperationalError as err:
+            raise StoreError(f"{self.path}: cannot store {what}: {err}") from err
+
     def close(self) -> None:
         """Closes the database and gives up the claim, if this store holds it."""
         self.db.close()
@@ -134,7 +161,7 @@ class Store:
         """A new run named `name`, or `name-2`, `name-3`, ... when runs started within the same second."""
         taken = {row[0] for row in self.db.execute("SELECT name FROM runs WHERE name GLOB ?", (f"{name}*",))}
         unique = next(n for n in (name, *(f"{name}-{i}" for i in range(2, len(taken) + 2))) if n not in taken)
-        with self.db:
+        with self._writing("a new run"):
             cursor = self.db.execute(
                 "INSERT INTO runs (name, started, suite, plan, host, git_commit, git_dirty) VALUES (?,?,?,?,?,?,?)",
                 (unique, time.time(), suite, json.dumps(plan), json.dumps(host), commit, int(dirty)),
@@ -164,11 +191,11 @@ class Store:
         return next((run for run in map(Run.of, rows) if run.kind == kind), None)
 
     def finish_run(self, run_id: int) -> None:
-        with self.db:
+        with self._writing("the end of the run"):
             self.db.execute("UPDATE runs SET finished = ? WHERE id = ?", (time.time(), run_id))
 
     def add_note(self, run_id: int, text: str) -> None:
-        with self.db:
+        with self._writing("a note"):
             self.db.execute("INSERT OR IGNORE INTO notes (run_id, text) VALUES (?, ?)", (run_id, text))
 
     def notes(self, run_id: int) -> list[str]:
@@ -181,7 +208,7 @@ class Store:
         return {tuple(row) for row in rows}
 
     def add(self, run_id: int, m: Measurement) -> None:
-        with self.db:
+        with self._writing("a measurement"):
             self.db.execute(
                 """INSERT INTO measurements (run_id, kind, impl, experiment, point, cpus, repetition, created,
                    outcome, reason, versions, parameters, flags, payload) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)""",

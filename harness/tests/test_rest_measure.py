@@ -21,14 +21,16 @@ from conftest import write_manifest
 needs_engine = pytest.mark.skipif(not loadgen.BINARY.exists(), reason="the load engine is built by ./arena test first")
 
 
-def fixed_point(requests: int, max_s: float = 4, slice_s: float = 0.4, rps_tolerance: float = 0.05) -> Point:
+def fixed_point(
+    requests: int, max_s: float = 4, slice_s: float = 0.4, rps_tolerance: float = 0.05, path: str = "/work"
+) -> Point:
     scenario = Scenario(
         id="fake-work",
         seed="test",
         source="test",
-        title="GET /work on the fake server",
+        title=f"GET {path} on the fake server",
         reported_as="req/s",
-        steps=[{"name": "work", "method": "GET", "path": "/work", "expect": [200]}],
+        steps=[{"name": "work", "method": "GET", "path": path, "expect": [200]}],
         profiles={
             "quick": {
                 "model": {"kind": "fixed", "concurrency": 2, "keep_alive": False},
@@ -42,9 +44,15 @@ def fixed_point(requests: int, max_s: float = 4, slice_s: float = 0.4, rps_toler
 
 
 def task(
-    manifest, requests: int = 300, max_s: float = 4, slice_s: float = 0.4, repetition: int = 0, rps_tolerance=0.05
+    manifest,
+    requests: int = 300,
+    max_s: float = 4,
+    slice_s: float = 0.4,
+    repetition: int = 0,
+    rps_tolerance=0.05,
+    path: str = "/work",
 ) -> Task:
-    return Task("http", manifest, fixed_point(requests, max_s, slice_s, rps_tolerance), 1, repetition, 1.0)
+    return Task("http", manifest, fixed_point(requests, max_s, slice_s, rps_tolerance, path), 1, repetition, 1.0)
 
 
 def measured(task: Task, engine, starts: Starts | None = None):

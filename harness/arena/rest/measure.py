@@ -58,6 +58,7 @@ def measure(
     if sampled_db:
         sampled_db.pin(engine_cores)
         parameters["db_cores"] = engine_cores
+    server = None
     try:
         if point.scenario.database and db is not None:
             db.reset()
@@ -73,11 +74,13 @@ def measure(
         # The bcrypt ceiling's hash time, on the server as it was measured: warm, and now idle.
         bcrypt = ceiling.kind_of(point) == "bcrypt" and "crashed" not in flags
         hash_s = ceiling.hash_seconds(server.port, server.host) if bcrypt else None
+        lost = _database_lost(db) if point.scenario.database and db is not None else None
     except (ServerError, EngineError, DatabaseError, OSError) as err:
+        # `crashed` says the server died (or never started), not that the engine or the database failed.
+        if isinstance(err, ServerError) or (server is not None and not server.alive()):
+            flags.append("crashed")
         starts.close()  # a server in an unknown state measures nothing more
-        return task.measurement(
-            Outcome.FAILED, reason=str(err), flags=[*flags, "crashed"], versions=versions, parameters=parameters
-        )
+        return task.measurement(Outcome.FAILED, reason=str(err), flags=flags, versions=versions, parameters=parameters)
     warm = steady.of_result(run.result, rule)
     # The server's CPU and memory over the measured window alone, not its warm-up.
     opened = run.result["started_unix_ms"] / 1000 + run.result["warmup"]["measured_from_s"]
@@ -113,7 +116,22 @@ def measure(
         warmup=dataclasses.asdict(warm) | {"steady_s": warm.steady_s},
         ceiling=dataclasses.asdict(limit) if limit else None,
     )
+    if lost:
+        # What the engine saw is kept, but it measured a server without its database, not the server.
+        starts.close()
+        return task.measurement(Outcome.FAILED, reason=lost, flags=flags, payload=result, versions=versions,
+                                parameters=parameters)  # fmt: skip
     return task.measurement(Outcome.MEASURED, flags=flags, payload=result, versions=versions, parameters=parameters)
+
+
+def _database_lost(db: Database) -> str | None:
+    """Why the point's database no longer answers (it died or was stopped during the measurement),
+    or None when it still does."""
+    try:
+        db.query("SELECT 1")
+    except DatabaseError as err:
+        return f"the database stopped answering during the measurement ({db.described}): {err.line()}"
+    return None
 
 
 def outcome(m: Measurement) -> str:
