@@ -337,20 +337,32 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def _terminate(signum: int, _frame: object) -> None:
+def _stop(signum: int, _frame: object) -> None:
+    """The first stop signal ends the command through KeyboardInterrupt; those after it are ignored,
+    so that a second Ctrl-C (or a supervisor's SIGTERM after it) cannot cut short the stopping of
+    servers and databases that the first one began, and leave them running."""
+    for stop in STOP_SIGNALS:
+        if signal.getsignal(stop) is _stop:
+            signal.signal(stop, signal.SIG_IGN)
     raise KeyboardInterrupt(f"signal {signum}")
+
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+def handle_stop_signals() -> None:
+    """Ctrl-C, SIGTERM and SIGHUP stop the command the same way, through KeyboardInterrupt, even when
+    the shell that started us in the background had told SIGINT to be ignored. SIGHUP is a closed
+    terminal or a lost SSH session, unless `nohup` asked us to outlive it (and set it to be ignored)."""
+    for stop in STOP_SIGNALS:
+        if stop != signal.SIGHUP or signal.getsignal(stop) is not signal.SIG_IGN:
+            signal.signal(stop, _stop)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     console = Console(wide=getattr(args, "wide", False))
-    # All stop the command the same way, through KeyboardInterrupt, even when the shell that
-    # started us in the background had told SIGINT to be ignored. SIGHUP is a closed terminal or a
-    # lost SSH session, unless `nohup` asked us to outlive it (and set it to be ignored).
-    signal.signal(signal.SIGTERM, _terminate)
-    if signal.getsignal(signal.SIGHUP) is not signal.SIG_IGN:
-        signal.signal(signal.SIGHUP, _terminate)
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+    handle_stop_signals()
     try:
         return args.func(args, console)
     except ArenaError as err:

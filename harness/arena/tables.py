@@ -18,7 +18,7 @@ FLAGS = {
     "noisy": "the coefficient of variation of the table's main value over repetitions is above 10%",
     "engine-bound": "the load engine used > 90% of its cores: the number may measure the engine",
     "errors": "more than 1% of requests failed",
-    "crashed": "the server exited or could not be measured",
+    "crashed": "the server exited or could not be started: a REST point leaves those repetitions out of its medians",
     "shared-cores": "no core was left for the engine: it shared the server's cores",
     "failed": "a repetition or point produced no measurement (see the notes)",
     "unsteady": (

@@ -1,3 +1,8 @@
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from arena import cli
@@ -60,3 +65,33 @@ def test_a_missing_engine_toolchain_is_one_line_and_status_1(monkeypatch, capsys
     assert err.strip().count("\n") == 0, err
     assert "arena: the load engine cannot be built: rust-2024 is missing" in err
     assert "Traceback" not in err
+
+
+STOPPING = """
+import time
+from arena.cli import handle_stop_signals
+handle_stop_signals()
+try:
+    print("ready", flush=True)
+    time.sleep(60)
+except KeyboardInterrupt:
+    print("stopping", flush=True)
+    time.sleep(1)  # stopping servers: what a second signal must not cut short
+    print("stopped", flush=True)
+"""
+
+
+def test_signals_after_the_first_do_not_cut_its_stopping_short():
+    here = Path(cli.__file__).parent.parent
+    child = subprocess.Popen([sys.executable, "-c", STOPPING], cwd=here, stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline() == "ready\n"
+        child.send_signal(signal.SIGTERM)
+        assert child.stdout.readline() == "stopping\n"
+        for again in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            child.send_signal(again)
+        assert child.stdout.readline() == "stopped\n"
+        assert child.wait(timeout=10) == 0
+    finally:
+        child.kill()
+        child.wait()

@@ -84,3 +84,12 @@ def test_a_row_that_warmed_up_shows_its_longest_warm_up_with_the_steady_window_m
         "java cpus=1 warm-ups: warm-up x1, flat x2; the longest, rep 1, a slice each: ok req/s 400 | 470, 472; "
         "p50 ms 9.0 | 4.0, 4.1; then measured: 470.0 ok req/s" in notes
     )
+
+
+def test_a_repetition_whose_server_died_is_left_out_of_the_medians_and_the_row_flagged():
+    (scenario,) = scenarios.load(["blog-ab"])
+    died = blog("go", 12, 2, ["crashed"])  # what the engine saw before the server died
+    section = tables.section(scenario, [blog("go", 490, 0), blog("go", 492, 1), died])
+    assert shown(section)[0][3] == "491.0 ±12.7"
+    assert shown(section)[0][-1] == "crashed"
+    assert "go cpus=1: 1 of 3 repetition(s) lost their server during the measurement" in " ".join(section.notes)

@@ -18,6 +18,7 @@ from hdrh.histogram import HdrHistogram
 
 from arena.charts import LINE, LINEAR, LOG, PERCENTILE, Chart, Series, Value
 from arena.measurement import Measurement
+from arena.rest.result import counted
 
 # Points of a distribution: x = 1/(1-p) from 1 (p = 0) up by quarter decades, and the median
 # (x = 2), as far as the histogram holds requests (x < count), then its maximum.
@@ -32,10 +33,10 @@ def label(point: str, cpus: int) -> str:
 
 
 def _groups(experiment: str, measurements: list[Measurement]) -> dict[tuple, dict[str, list[Measurement]]]:
-    """(point, cpus) -> impl -> its steady measurements, in repetition order."""
+    """(point, cpus) -> impl -> its counted measurements, in repetition order."""
     found: dict[tuple, dict[str, list[Measurement]]] = defaultdict(lambda: defaultdict(list))
     for m in sorted(measurements, key=lambda m: m.repetition):
-        if m.kind == "http" and m.experiment == experiment and m.measured and "unsteady" not in m.flags:
+        if m.kind == "http" and m.experiment == experiment and counted(m):
             found[(m.point, m.cpus)][m.impl].append(m)
     return found
 

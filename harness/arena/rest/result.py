@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from arena.measurement import payload
+from arena.measurement import Measurement, payload
 
 
 @payload
@@ -59,3 +59,9 @@ def metrics_of(result: dict) -> dict:
         metrics["first_s"] = result["first_last_us"][0] / 1e6
         metrics["last_s"] = result["first_last_us"][1] / 1e6
     return metrics
+
+
+def counted(m: Measurement) -> bool:
+    """A repetition that counts in the medians and charts: measured after a warm-up that became
+    steady, on a server that did not die during it (what a crashed one measured stays stored)."""
+    return m.measured and not {"unsteady", "crashed"} & set(m.flags)

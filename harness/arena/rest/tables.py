@@ -16,7 +16,7 @@ from arena.charts import Chart
 from arena.measurement import Measurement
 from arena.rest import charts as rest_charts
 from arena.rest.measure import ENGINE_BOUND
-from arena.rest.result import HttpResult
+from arena.rest.result import HttpResult, counted
 from arena.rest.scenarios import Scenario
 from arena.stats import ratio, summarize
 from arena.tables import Cell, Column, Report, Row, Section, Table, legend
@@ -160,7 +160,7 @@ def _our_rows(scenario: Scenario, measurements: list[Measurement], columns: list
 
     rows, notes = [], []
     for (impl, cpus, point), group in sorted(groups.items(), key=order):
-        values = [_values(m.payload) for m in group if steady(m)]
+        values = [_values(m.payload) for m in group if counted(m)]
         flags = {flag for m in group for flag in m.flags}
         cells = [Cell(impl), Cell(str(cpus)), Cell(_label(json.loads(point)))]
         unsteady = [m for m in group if m.measured and not steady(m)]
@@ -168,6 +168,10 @@ def _our_rows(scenario: Scenario, measurements: list[Measurement], columns: list
             notes.append(f"{impl} cpus={cpus}: {len(unsteady)} of {len(group)} repetition(s) never became steady "
                          "within the warm-up's bound; they are not in the medians")  # fmt: skip
             notes += [f"{impl} never steady, {_series(m)}" for m in unsteady]
+        crashed = [m for m in group if m.measured and "crashed" in m.flags]
+        if crashed:
+            notes.append(f"{impl} cpus={cpus}: {len(crashed)} of {len(group)} repetition(s) lost their server "
+                         "during the measurement; they are not in the medians")  # fmt: skip
         if note := _warmup_note(impl, cpus, group):
             notes.append(note)
         for i, column in enumerate(columns):
