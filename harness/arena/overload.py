@@ -106,6 +106,7 @@ class Overload:
     sustained_rps: float
     baseline_p99_ms: float
     worst_p99_ms: float  # the worst second's, from the overload's start to the recovery's start
+    overload_ok_rps: float  # answered while overloaded: below sustained_rps, the overload cost throughput
     recovered_s: int | None  # None: not within RECOVERY_S
     overload_errors: int  # failed requests from the overload's start to the window's end
     dropped: int  # arrivals over the client pool's bound, never sent
@@ -117,7 +118,7 @@ class Overload:
             f"did not recover within {RECOVERY_S} s")  # fmt: skip
         return (
             f"sustained {self.sustained_rps:,.0f} req/s; p99 baseline {self.baseline_p99_ms:.1f} ms, "
-            f"worst under overload {self.worst_p99_ms:,.0f} ms; {recovered}; "
+            f"under overload {self.overload_ok_rps:,.0f} req/s, worst p99 {self.worst_p99_ms:,.0f} ms; {recovered}; "
             f"{self.overload_errors} errors, {self.dropped:,} arrivals dropped; engine {self.engine_busy:.0%} busy"
         )
 
@@ -170,6 +171,8 @@ def measure(engine: LoadEngine, port: int, cores: list[int]) -> Overload | None:
         sustained_rps=rate,
         baseline_p99_ms=baseline,
         worst_p99_ms=max((s.p99_ms for s in troubled), default=0.0),
+        overload_ok_rps=sum(s.completed - s.errors for t, s in seconds.items() if overload_start <= t < overload_end)
+        / OVERLOAD_S,
         recovered_s=recovered,
         overload_errors=sum(s.errors for t, s in seconds.items() if t >= overload_start),
         dropped=result["iterations"]["dropped"],
