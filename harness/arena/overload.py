@@ -158,26 +158,29 @@ def measure(engine: LoadEngine, port: int, cores: list[int]) -> Overload | None:
     if rate <= 0:
         return None
     model = {"kind": "open", "stages": stages(rate), "max_in_flight": math.ceil(rate * QUEUE_S)}
-    result, open_busy = _run(engine, _document(port, model, BASELINE_S + OVERLOAD_S + RECOVERY_S), cores)
-    seconds = seconds_of(result["series"])
+    staged, open_busy = _run(engine, _document(port, model, BASELINE_S + OVERLOAD_S + RECOVERY_S), cores)
+    return assess(sustained, staged, max(closed_busy, open_busy))
+
+
+def assess(sustained: dict, staged: dict, engine_busy: float) -> Overload:
+    """What the closed model's and the staged open model's result documents say."""
+    seconds = seconds_of(staged["series"])
     overload_start, overload_end = BASELINE_S, BASELINE_S + OVERLOAD_S
-    window_end = overload_end + RECOVERY_S
-    answered = [seconds[t].p99_ms for t in range(BASELINE_S) if t in seconds and seconds[t].completed]
+    answered = [seconds[t].p99_ms for t in range(overload_start) if t in seconds and seconds[t].completed]
     baseline = statistics.median(answered) if answered else 0.0
-    recovered = recovery_s(seconds, overload_end, window_end, bound_ms(baseline))
+    recovered = recovery_s(seconds, overload_end, overload_end + RECOVERY_S, bound_ms(baseline))
     worst_until = overload_end + (recovered - 1 if recovered is not None else RECOVERY_S)
-    troubled = [s for t, s in seconds.items() if overload_start <= t < worst_until]
+    overloaded = [s for t, s in seconds.items() if overload_start <= t < overload_end]
     return Overload(
-        sustained_rps=rate,
+        sustained_rps=sustained["ok_rps"],
         baseline_p99_ms=baseline,
-        worst_p99_ms=max((s.p99_ms for s in troubled), default=0.0),
-        overload_ok_rps=sum(s.completed - s.errors for t, s in seconds.items() if overload_start <= t < overload_end)
-        / OVERLOAD_S,
+        worst_p99_ms=max((s.p99_ms for t, s in seconds.items() if overload_start <= t < worst_until), default=0.0),
+        overload_ok_rps=sum(s.completed - s.errors for s in overloaded) / OVERLOAD_S,
         recovered_s=recovered,
         overload_errors=sum(s.errors for t, s in seconds.items() if t >= overload_start),
-        dropped=result["iterations"]["dropped"],
-        warm=all(r["warmup"]["steady_at"] is not None for r in (sustained, result)),
-        engine_busy=max(closed_busy, open_busy),
+        dropped=staged["iterations"]["dropped"],
+        warm=all(r["warmup"]["steady_at"] is not None for r in (sustained, staged)),
+        engine_busy=engine_busy,
     )
 
 

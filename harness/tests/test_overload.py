@@ -63,6 +63,25 @@ def test_the_open_model_halves_then_doubles_the_sustained_rate():
     ]
 
 
+def test_the_numbers_reported_come_from_their_stages():
+    baseline = [{"t": t, "completed": 50, "ok": 50, "errors": 0, "p50_us": 0, "p99_us": p99}
+                for t, p99 in enumerate([1000, 3000, 2000, 9000, 2000, 2000, 2000, 2000, 2000, 2000])]  # fmt: skip
+    overloaded = [{"t": 10 + i, "completed": 80, "ok": 79, "errors": 1, "p50_us": 0, "p99_us": 800_000 + i}
+                  for i in range(overload.OVERLOAD_S)]  # fmt: skip
+    after = series([2500.0, 3.0, 3.0, 3.0] + [3.0] * 26, errors={0: 2})
+    sustained = {"ok_rps": 100.0, "warmup": {"steady_at": 2}}
+    staged = {"series": baseline + overloaded + after, "iterations": {"dropped": 7}, "warmup": {"steady_at": None}}
+    found = overload.assess(sustained, staged, 0.3)
+    assert found.sustained_rps == 100.0
+    assert found.baseline_p99_ms == 2.0  # the median second, not the worst
+    assert found.worst_p99_ms == 2500.0  # the draining second after the overload counts too
+    assert found.overload_ok_rps == 79.0
+    assert found.recovered_s == 2
+    assert found.overload_errors == overload.OVERLOAD_S + 2
+    assert (found.dropped, found.warm, found.engine_busy) == (7, False, 0.3)
+    assert "recovered in 2 s" in found.summary()
+
+
 @pytest.mark.skipif(not BINARY.exists(), reason="the load engine is not built (./arena build)")
 def test_a_real_overload_run_against_go(monkeypatch):
     go = catalog.parse(catalog.SERVERS / "go" / "arena.toml")
