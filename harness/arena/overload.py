@@ -109,6 +109,7 @@ class Overload:
     overload_ok_rps: float  # answered while overloaded: below sustained_rps, the overload cost throughput
     recovered_s: int | None  # None: not within RECOVERY_S
     overload_errors: int  # failed requests from the overload's start to the window's end
+    error_kinds: dict[str, int]  # the whole staged window's errors by kind (loadgen/README.md)
     dropped: int  # arrivals over the client pool's bound, never sent
     warm: bool  # both warm-ups reached a steady state
     engine_busy: float  # the engine's share of its cores, the busier of its two runs
@@ -116,10 +117,13 @@ class Overload:
     def summary(self) -> str:
         recovered = f"recovered in {self.recovered_s} s" if self.recovered_s is not None else (
             f"did not recover within {RECOVERY_S} s")  # fmt: skip
+        kinds = ", ".join(f"{kind} {count:,}" for kind, count in self.error_kinds.items())
         return (
             f"sustained {self.sustained_rps:,.0f} req/s; p99 baseline {self.baseline_p99_ms:.1f} ms, "
             f"under overload {self.overload_ok_rps:,.0f} req/s, worst p99 {self.worst_p99_ms:,.0f} ms; {recovered}; "
-            f"{self.overload_errors} errors, {self.dropped:,} arrivals dropped; engine {self.engine_busy:.0%} busy"
+            f"{self.overload_errors:,} errors"
+            + (f" ({kinds})" if kinds else "")
+            + f", {self.dropped:,} arrivals dropped; engine {self.engine_busy:.0%} busy"
         )
 
 
@@ -178,6 +182,7 @@ def assess(sustained: dict, staged: dict, engine_busy: float) -> Overload:
         overload_ok_rps=sum(s.completed - s.errors for s in overloaded) / OVERLOAD_S,
         recovered_s=recovered,
         overload_errors=sum(s.errors for t, s in seconds.items() if t >= overload_start),
+        error_kinds={kind: count for kind, count in staged["requests"]["errors"].items() if count},
         dropped=staged["iterations"]["dropped"],
         warm=all(r["warmup"]["steady_at"] is not None for r in (sustained, staged)),
         engine_busy=engine_busy,

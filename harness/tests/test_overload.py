@@ -70,7 +70,8 @@ def test_the_numbers_reported_come_from_their_stages():
                   for i in range(overload.OVERLOAD_S)]  # fmt: skip
     after = series([2500.0, 3.0, 3.0, 3.0] + [3.0] * 26, errors={0: 2})
     sustained = {"ok_rps": 100.0, "warmup": {"steady_at": 2}}
-    staged = {"series": baseline + overloaded + after, "iterations": {"dropped": 7}, "warmup": {"steady_at": None}}
+    staged = {"series": baseline + overloaded + after, "iterations": {"dropped": 7}, "warmup": {"steady_at": None},
+              "requests": {"errors": {"connect": 0, "timeout": 12}}}  # fmt: skip
     found = overload.assess(sustained, staged, 0.3)
     assert found.sustained_rps == 100.0
     assert found.baseline_p99_ms == 2.0  # the median second, not the worst
@@ -79,7 +80,7 @@ def test_the_numbers_reported_come_from_their_stages():
     assert found.recovered_s == 2
     assert found.overload_errors == overload.OVERLOAD_S + 2
     assert (found.dropped, found.warm, found.engine_busy) == (7, False, 0.3)
-    assert "recovered in 2 s" in found.summary()
+    assert "recovered in 2 s" in found.summary() and "12 errors (timeout 12)" in found.summary()
 
 
 @pytest.mark.skipif(not BINARY.exists(), reason="the load engine is not built (./arena build)")
