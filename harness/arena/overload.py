@@ -104,6 +104,7 @@ class Overload:
     """What one overload run measured."""
 
     sustained_rps: float
+    sustained_p99_ms: float  # the closed model's, its users always waiting: the latency of a full load
     baseline_p99_ms: float
     worst_p99_ms: float  # the worst second's, from the overload's start to the recovery's start
     overload_ok_rps: float  # answered while overloaded: below sustained_rps, the overload cost throughput
@@ -177,6 +178,7 @@ def assess(sustained: dict, staged: dict, engine_busy: float) -> Overload:
     overloaded = [s for t, s in seconds.items() if overload_start <= t < overload_end]
     return Overload(
         sustained_rps=sustained["ok_rps"],
+        sustained_p99_ms=sustained["all"]["latency_us"]["p99"] / 1000,
         baseline_p99_ms=baseline,
         worst_p99_ms=max((s.p99_ms for t, s in seconds.items() if overload_start <= t < worst_until), default=0.0),
         overload_ok_rps=sum(s.completed - s.errors for s in overloaded) / OVERLOAD_S,
@@ -211,6 +213,11 @@ def check(engine: LoadEngine, server: Server, engine_cores: list[int], shared: b
         )
     if not found.warm:
         said = "a warm-up was not steady within its bound: the baseline may be a cold server's"
+        ctx.problems.append(Problem(Severity.WARN, said))
+    if found.baseline_p99_ms > found.sustained_p99_ms:
+        said = (f"the baseline p99 ({found.baseline_p99_ms:,.1f} ms at half the sustained rate) is above the full "
+                f"load's ({found.sustained_p99_ms:,.1f} ms): the normal rate was not normal for this server, and its "
+                "recovery is measured against a slow baseline")  # fmt: skip
         ctx.problems.append(Problem(Severity.WARN, said))
     if shared:
         said = "no core was left for the engine: it shared the server's, so the server's rate is lower"

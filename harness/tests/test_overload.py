@@ -69,11 +69,11 @@ def test_the_numbers_reported_come_from_their_stages():
     overloaded = [{"t": 10 + i, "completed": 80, "ok": 79, "errors": 1, "p50_us": 0, "p99_us": 800_000 + i}
                   for i in range(overload.OVERLOAD_S)]  # fmt: skip
     after = series([2500.0, 3.0, 3.0, 3.0] + [3.0] * 26, errors={0: 2})
-    sustained = {"ok_rps": 100.0, "warmup": {"steady_at": 2}}
+    sustained = {"ok_rps": 100.0, "warmup": {"steady_at": 2}, "all": {"latency_us": {"p99": 320_000}}}
     staged = {"series": baseline + overloaded + after, "iterations": {"dropped": 7}, "warmup": {"steady_at": None},
               "requests": {"errors": {"connect": 0, "timeout": 12}}}  # fmt: skip
     found = overload.assess(sustained, staged, 0.3)
-    assert found.sustained_rps == 100.0
+    assert (found.sustained_rps, found.sustained_p99_ms) == (100.0, 320.0)
     assert found.baseline_p99_ms == 2.0  # the median second, not the worst
     assert found.worst_p99_ms == 2500.0  # the draining second after the overload counts too
     assert found.overload_ok_rps == 79.0
