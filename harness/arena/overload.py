@@ -120,7 +120,7 @@ class Overload:
             f"did not recover within {RECOVERY_S} s")  # fmt: skip
         kinds = ", ".join(f"{kind} {count:,}" for kind, count in self.error_kinds.items())
         return (
-            f"sustained {self.sustained_rps:,.0f} req/s; p99 baseline {self.baseline_p99_ms:.1f} ms, "
+            f"sustained {self.sustained_rps:,.0f} req/s; p99 baseline {self.baseline_p99_ms:,.1f} ms, "
             f"under overload {self.overload_ok_rps:,.0f} req/s, worst p99 {self.worst_p99_ms:,.0f} ms; {recovered}; "
             f"{self.overload_errors:,} errors"
             + (f" ({kinds})" if kinds else "")
