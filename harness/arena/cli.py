@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import signal
 import time
+from dataclasses import dataclass
 
 from arena import benchmark, catalog, cores, fuzz, lifecycle, testsuite, verify
 from arena import build as builder
@@ -18,6 +19,7 @@ from arena.console import Console
 from arena.dashboard import app as dashboard
 from arena.dashboard.servers import Servers
 from arena.database import Database, database
+from arena.engine import LoadEngine
 from arena.errors import ArenaError, UsageError
 from arena.kind import Kind
 from arena.loadgen import Loadgen
@@ -143,58 +145,74 @@ def cmd_start(args: argparse.Namespace, console: Console) -> int:
         return 1
 
 
+@dataclass(frozen=True)
+class Beyond:
+    """What `verify` does beyond conformance: the fuzzer's cases per operation and phase (0: no
+    fuzzing), the abuse checks, and the overload run with this engine (None: no overload run)."""
+
+    examples: int = 0
+    abuse: bool = False
+    overload: LoadEngine | None = None
+
+
 def cmd_verify(args: argparse.Namespace, console: Console) -> int:
     if args.fuzz and not 1 <= args.examples <= fuzz.MAX_EXAMPLES:
         raise UsageError(f"--examples {args.examples}: choose 1..{fuzz.MAX_EXAMPLES}")
     budgets = cores.verified_budgets(args.cpus)
     toolchains = Toolchains(say=console.line)
-    rows, all_ok = [], True
     manifests = catalog.rows(args.impl, catalog.load, console.warn)
+    engine = Loadgen() if args.overload else None
+    if engine:
+        with console.working("building the load engine"):
+            engine.ensure(toolchains)
+    beyond = Beyond(args.examples if args.fuzz else 0, args.abuse, engine)
+    rows = []
     with database(args.db_url) as db:
         console.line(f"/record checks use {db.described}")
         for manifest in manifests:
-            rows += _verified(manifest, budgets, toolchains, db, console, args.examples if args.fuzz else 0, args.abuse)
-    all_ok = all(row.cells[2].text in ("pass", "skipped") and "FAIL" not in (c.text for c in row.cells[3:5])
+            rows += _verified(manifest, budgets, toolchains, db, console, beyond)
+    all_ok = all(row.cells[2].text in ("pass", "skipped") and "FAIL" not in (c.text for c in row.cells[3:6])
                  for row in rows)  # fmt: skip
     console.line()
     columns = [Column("impl"), Column("cpus", numeric=True), Column("conformance"), Column("fuzz"), Column("abuse"),
-               Column("detail")]  # fmt: skip
+               Column("overload"), Column("detail")]  # fmt: skip
     console.table(Table(columns, rows, flags=False))
     return 0 if all_ok else 1
 
 
 def _verified(
-    manifest: Manifest,
-    budgets: list[int],
-    toolchains: Toolchains,
-    db: Database,
-    console: Console,
-    examples: int,
-    abused: bool,
+    manifest: Manifest, budgets: list[int], toolchains: Toolchains, db: Database, console: Console, beyond: Beyond
 ) -> list[Row]:
-    """One implementation's conformance rows, a core budget each, fuzzed too when `examples` > 0 and
-    put through the abuse checks when `abused`."""
+    """One implementation's conformance rows, a core budget each, with what `beyond` asks for."""
     prepared = prepare(manifest, toolchains, console)
     rows = []
     for cpus in budgets:
         if not prepared.ok:
-            rows.append(Row([Cell(manifest.name), Cell(str(cpus)), Cell("unavailable"), Cell("-"), Cell("-"),
+            rows.append(Row([Cell(manifest.name), Cell(str(cpus)), Cell("unavailable"), Cell("-"), Cell("-"), Cell("-"),
                              Cell(prepared.reason)]))  # fmt: skip
             continue
         verdict = verify.suite(manifest, cpus, db, console, verbose=True)
         shown = {"passed": "pass", "failed": "FAIL", "skipped": "skipped"}[verdict.status]
         fuzzed, detail = "-", verdict.detail
-        if examples and verdict.status != "skipped":
+        tried = verdict.status != "skipped"
+        if beyond.examples and tried:
             with console.working(f"  fuzz {manifest.name} --cpus {cpus}"):
-                result = fuzz.fuzz(manifest, cores.take(cpus), db, examples)
+                result = fuzz.fuzz(manifest, cores.take(cpus), db, beyond.examples)
             console.check(result, verbose=True)
             fuzzed, detail = ("pass" if result.ok else "FAIL"), f"{detail}; fuzz: {result.note}"
         abuse = "-"
-        if abused and verdict.status != "skipped":
+        if beyond.abuse and tried:
             with console.working(f"  abuse {manifest.name} --cpus {cpus}"):
                 results = verify.abuse_checks(manifest, cores.take(cpus), lambda r: console.check(r, verbose=True))
             abuse = "pass" if all(r.ok for r in results) else "FAIL"
-        rows.append(Row([Cell(manifest.name), Cell(str(cpus)), Cell(shown), Cell(fuzzed), Cell(abuse), Cell(detail)]))
+        overloaded = "-"
+        if beyond.overload and tried:
+            with console.working(f"  overload {manifest.name} --cpus {cpus}"):
+                found = verify.overload_check(manifest, cpus, beyond.overload, lambda r: console.check(r, verbose=True))
+            overloaded = {"fail": "FAIL", "skip": "skipped"}.get(found.status, "pass")
+            detail = f"{detail}; overload: {found.note or found.skipped or 'not measured'}"
+        row = [manifest.name, str(cpus), shown, fuzzed, abuse, overloaded, detail]
+        rows.append(Row([Cell(text) for text in row]))
     return rows
 
 
@@ -275,6 +293,8 @@ def parser() -> argparse.ArgumentParser:
         help="then the abuse checks (arena/abuse.py): slowloris, idle connections, oversized headers and "
         "bodies, ambiguous framing",
     )
+    s.add_argument("--overload", action="store_true",
+                   help="then twice the sustained rate for 10 s: time to recover (arena/overload.py)")  # fmt: skip
     s.set_defaults(func=cmd_verify)
 
     runs = argparse.ArgumentParser(add_help=False, parents=[tables])

@@ -15,6 +15,9 @@ from typing import Protocol
 from arena.errors import ArenaError
 from arena.toolchain import Toolchains
 
+# An engine above this share of its cores may be what limited the load, not the server.
+ENGINE_BOUND = 0.9
+
 
 class EngineError(ArenaError):
     """The engine could not be had, refused a scenario, or a run produced no result."""
@@ -30,6 +33,11 @@ class EngineRun:
     # (Locust's workers): one saturated worker bounds the load even while the others idle. None: the
     # engine's CPU over all its cores tells.
     busiest: float | None = None
+
+    def busy(self, cores: int) -> float:
+        """How busy the engine was: its busiest process's share of a core when known, else its CPU
+        over all its `cores`; above ENGINE_BOUND it may have limited the load."""
+        return self.busiest if self.busiest is not None else self.cpu_s / (self.wall_s * cores)
 
 
 class LoadEngine(Protocol):

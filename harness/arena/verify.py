@@ -24,12 +24,13 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from arena import abuse, build, cores, record_checks, reference
+from arena import abuse, build, cores, overload, record_checks, reference
 from arena.catalog import RESULTS, ROOT, SPEC, Manifest
 from arena.checks import CheckResult, Problem, Severity, verdict
 from arena.client import Client, Reply
 from arena.console import Console
 from arena.database import Database, DatabaseError
+from arena.engine import LoadEngine
 from arena.expect import Context, mismatch
 from arena.process import Server, ServerError, free_port, running
 from arena.toolchain import runtime_version
@@ -511,6 +512,29 @@ def abuse_checks(manifest: Manifest, cores: list[int], report: Callable[[CheckRe
         failed = CheckResult("server starts", 0.0, [Problem(Severity.FAIL, str(err))])
         report(failed)
         return [failed]
+
+
+OVERLOAD_CHECK = (f"overload: 2x the sustained rate for {overload.OVERLOAD_S} s, then back to normal latency "
+                  f"within {overload.RECOVERY_S} s")  # fmt: skip
+
+
+def overload_check(
+    manifest: Manifest, cpus: int, engine: LoadEngine, report: Callable[[CheckResult], None]
+) -> CheckResult:
+    """The overload run (arena/overload.py) on a fresh start of `manifest` with `cpus` cores, the
+    engine on the cores left; not part of the suite."""
+    server_cores, engine_cores, shared = cores.split(cpus)
+    ctx = Context(client=Client(0), hello=b"")
+    try:
+        with running(manifest, cpus, free_port(), MAIN_SETTINGS, server_cores) as server:
+            ctx.client = Client(server.port)
+            check = functools.partial(overload.check, engine, server, engine_cores, shared)
+            (result,) = _run_checks([(OVERLOAD_CHECK, check)], ctx, server.alive, report)
+            return result
+    except ServerError as err:
+        failed = CheckResult("server starts", 0.0, [Problem(Severity.FAIL, str(err))])
+        report(failed)
+        return failed
 
 
 def suite(manifest: Manifest, cpus: int, db: Database, console: Console, verbose: bool = False) -> Verdict:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from arena import cores
 from arena.database import Database, DatabaseError
-from arena.engine import EngineError, LoadEngine
+from arena.engine import ENGINE_BOUND, EngineError, LoadEngine
 from arena.kind import Task
 from arena.measurement import Measurement, Outcome
 from arena.process import Sampler, ServerError
@@ -26,7 +26,6 @@ KIND = "http"
 UNPLANNED_S = 30  # a model whose length only the run can tell (a fixed count of requests)
 SLACK_S = 120
 ERROR_LIMIT = 0.01
-ENGINE_BOUND = 0.9
 
 
 def run_length(point: Point) -> float:
@@ -93,8 +92,7 @@ def measure(
         metrics["ceiling_share"] = limit.share(metrics["ok_requests"], metrics["ok_rps"])
     if metrics["error_ratio"] > ERROR_LIMIT:
         flags.append("errors")
-    busy = run.busiest if run.busiest is not None else run.cpu_s / (run.wall_s * len(engine_cores))
-    if busy > ENGINE_BOUND:
+    if run.busy(len(engine_cores)) > ENGINE_BOUND:
         flags.append("engine-bound")
     if not warm.steady:
         flags.append("unsteady")

@@ -13,9 +13,9 @@ from collections import defaultdict
 
 from arena import pivot
 from arena.charts import Chart
+from arena.engine import ENGINE_BOUND
 from arena.measurement import Measurement
 from arena.rest import charts as rest_charts
-from arena.rest.measure import ENGINE_BOUND
 from arena.rest.result import HttpResult, counted
 from arena.rest.scenarios import Scenario
 from arena.stats import ratio, summarize
