@@ -501,17 +501,29 @@ ABUSE_CHECKS: list[tuple[str, Check]] = [
 ]  # fmt: skip
 
 
-def abuse_checks(manifest: Manifest, cores: list[int], report: Callable[[CheckResult], None]) -> list[CheckResult]:
-    """The abuse checks (arena/abuse.py) on a fresh start of `manifest`, its memory watched."""
+def _on_a_fresh_start(
+    manifest: Manifest,
+    cpus: int,
+    cores: list[int],
+    checks: Callable[[Server], list[tuple[str, Check]]],
+    report: Callable[[CheckResult], None],
+) -> list[CheckResult]:
+    """The checks `checks` makes for a fresh start of `manifest` (the contract's main settings, its
+    processes given for their memory), run on it; a server that does not start is one failed check."""
     ctx = Context(client=Client(0), hello=b"")
     try:
-        with running(manifest, len(cores), free_port(), MAIN_SETTINGS, cores) as server:
+        with running(manifest, cpus, free_port(), MAIN_SETTINGS, cores) as server:
             ctx.client, ctx.server = Client(server.port), server
-            return _run_checks(ABUSE_CHECKS, ctx, server.alive, report)
+            return _run_checks(checks(server), ctx, server.alive, report)
     except ServerError as err:
         failed = CheckResult("server starts", 0.0, [Problem(Severity.FAIL, str(err))])
         report(failed)
         return [failed]
+
+
+def abuse_checks(manifest: Manifest, cores: list[int], report: Callable[[CheckResult], None]) -> list[CheckResult]:
+    """The abuse checks (arena/abuse.py) on a fresh start of `manifest`, its memory watched."""
+    return _on_a_fresh_start(manifest, len(cores), cores, lambda _: ABUSE_CHECKS, report)
 
 
 OVERLOAD_CHECK = (f"overload: 2x the sustained rate for {overload.OVERLOAD_S} s, then back to normal latency "
@@ -524,17 +536,12 @@ def overload_check(
     """The overload run (arena/overload.py) on a fresh start of `manifest` with `cpus` cores, the
     engine on the cores left; not part of the suite."""
     server_cores, engine_cores, shared = cores.split(cpus)
-    ctx = Context(client=Client(0), hello=b"")
-    try:
-        with running(manifest, cpus, free_port(), MAIN_SETTINGS, server_cores) as server:
-            ctx.client = Client(server.port)
-            check = functools.partial(overload.check, engine, server, engine_cores, shared)
-            (result,) = _run_checks([(OVERLOAD_CHECK, check)], ctx, server.alive, report)
-            return result
-    except ServerError as err:
-        failed = CheckResult("server starts", 0.0, [Problem(Severity.FAIL, str(err))])
-        report(failed)
-        return failed
+
+    def check(server: Server) -> list[tuple[str, Check]]:
+        return [(OVERLOAD_CHECK, functools.partial(overload.check, engine, server, engine_cores, shared))]
+
+    (result,) = _on_a_fresh_start(manifest, cpus, server_cores, check, report)
+    return result
 
 
 def suite(manifest: Manifest, cpus: int, db: Database, console: Console, verbose: bool = False) -> Verdict:

@@ -94,12 +94,17 @@ def kill_when_measuring(target: Callable[[], int], after_s: float) -> Callable[[
     return phase
 
 
+# Far more than the half second before the kill can answer, however fast the machine: the engine and
+# the server must still be at work when one of them is killed.
+KILLED_REQUESTS = 200_000
+
+
 # --- 1. the server killed ---------------------------------------------------------------------
 
 
 @needs_engine
 def test_a_server_killed_mid_measurement_is_stored_crashed_and_the_next_point_gets_a_new_start(go):
-    killed_point, next_point = task(go, 3000, path="/"), task(go, 300, path="/")
+    killed_point, next_point = task(go, KILLED_REQUESTS, path="/"), task(go, 300, path="/")
     starts = Starts(start_settings([killed_point.point, next_point.point]))
     try:
         first_pid = None
@@ -129,7 +134,7 @@ def test_a_server_killed_mid_measurement_is_stored_crashed_and_the_next_point_ge
 
 @needs_engine
 def test_a_killed_engine_fails_the_point_with_the_reason_not_as_a_crash_and_the_run_goes_on(go):
-    killed_point, next_point = task(go, 3000, path="/"), task(go, 300, path="/")
+    killed_point, next_point = task(go, KILLED_REQUESTS, path="/"), task(go, 300, path="/")
     starts = Starts(start_settings([killed_point.point, next_point.point]))
     try:
 
