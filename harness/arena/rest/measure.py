@@ -114,12 +114,10 @@ def measure(
         warmup=dataclasses.asdict(warm) | {"steady_s": warm.steady_s},
         ceiling=dataclasses.asdict(limit) if limit else None,
     )
-    if lost:
-        # What the engine saw is kept, but it measured a server without its database, not the server.
+    if lost:  # what the engine saw is kept, but it measured a server without its database: a failure
         starts.close()
-        return task.measurement(Outcome.FAILED, reason=lost, flags=flags, payload=result, versions=versions,
-                                parameters=parameters)  # fmt: skip
-    return task.measurement(Outcome.MEASURED, flags=flags, payload=result, versions=versions, parameters=parameters)
+    return task.measurement(Outcome.FAILED if lost else Outcome.MEASURED, reason=lost or "", flags=flags,
+                            payload=result, versions=versions, parameters=parameters)  # fmt: skip
 
 
 def _database_lost(db: Database) -> str | None:

@@ -106,32 +106,22 @@ defmodule Arena.HTTPTest do
 
   test "a request with both Content-Length and chunked is refused, and what follows is never read" do
     chunks = "2\r\n{}\r\n0\r\n\r\nGET /user/get/smuggled HTTP/1.1\r\nHost: test\r\n\r\n"
-    {:ok, socket} = :gen_tcp.connect({127, 0, 0, 1}, Arena.HTTP.port(), [:binary, active: false])
 
-    :ok =
-      :gen_tcp.send(socket, [
+    answer =
+      raw([
         "POST /user/set/framing HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: chunked\r\n",
         "Content-Length: #{byte_size(chunks)}\r\n\r\n",
         chunks
       ])
 
-    answer = read_all(socket, "")
     assert answer =~ ~r/^HTTP\/1.1 400 /
     assert length(String.split(answer, "HTTP/1.1 ")) == 2
   end
 
   test "a Content-Length that is not plain digits is refused" do
     for length <- ["+2", "2, 2"] do
-      {:ok, socket} =
-        :gen_tcp.connect({127, 0, 0, 1}, Arena.HTTP.port(), [:binary, active: false])
-
-      :ok =
-        :gen_tcp.send(
-          socket,
-          "POST /user/set/framing HTTP/1.1\r\nContent-Length: #{length}\r\n\r\n{}"
-        )
-
-      assert read_all(socket, "") =~ ~r/^HTTP\/1.1 400 /, length
+      answer = raw("POST /user/set/framing HTTP/1.1\r\nContent-Length: #{length}\r\n\r\n{}")
+      assert answer =~ ~r/^HTTP\/1.1 400 /, length
     end
   end
 end
