@@ -101,9 +101,11 @@ pub async fn execute(
             (start, end, None)
         }
         Model::Open(o) => {
-            let warm = warmup.map(|rule| open::warm_up(ctx.clone(), o, rule, t0, hard_end));
+            let pool = open::Pool::default();
+            let warm =
+                warmup.map(|rule| open::warm_up(ctx.clone(), o, rule, pool.clone(), t0, hard_end));
             let start = fresh_start(&ctx, warm, t0, hard_end, &mut watched).await;
-            let (end, rate) = open::run(ctx.clone(), o, start, hard_end).await;
+            let (end, rate) = open::run(ctx.clone(), o, pool, start, hard_end).await;
             (start, end, Some(rate))
         }
         Model::Fixed(f) => {

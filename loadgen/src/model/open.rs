@@ -60,23 +60,27 @@ impl Drop for InFlight {
     }
 }
 
+/// Idle keep-alive connections, shared by arrivals (they are not users and own none). The warm-up
+/// hands its pool to the measured schedule: connections a warm server has accepted are part of
+/// its warm state, like its JIT's code.
+pub type Pool = Arc<Mutex<Vec<Conn>>>;
+
 /// The arrivals in flight and what they share.
 struct Arrivals {
     set: JoinSet<()>,
     in_flight: Arc<AtomicU64>,
     max_in_flight: u64,
-    /// Idle keep-alive connections, shared by arrivals (they are not users and own none).
-    pool: Arc<Mutex<Vec<Conn>>>,
+    pool: Pool,
     timer: PreciseTimer,
 }
 
 impl Arrivals {
-    fn new(max_in_flight: u64) -> Arrivals {
+    fn new(max_in_flight: u64, pool: Pool) -> Arrivals {
         Arrivals {
             set: JoinSet::new(),
             in_flight: Arc::new(AtomicU64::new(0)),
             max_in_flight,
-            pool: Arc::new(Mutex::new(Vec::new())),
+            pool,
             timer: PreciseTimer::new(),
         }
     }
@@ -123,9 +127,16 @@ impl Arrivals {
     }
 }
 
-/// Returns the end of the run and the achieved arrival rate; the schedule starts at `t0`.
-pub async fn run(ctx: Arc<Ctx>, m: &Open, t0: Instant, hard_end: Instant) -> (Instant, f64) {
-    let mut arrivals = Arrivals::new(m.max_in_flight);
+/// Returns the end of the run and the achieved arrival rate; the schedule starts at `t0`, with
+/// the idle connections in `pool`.
+pub async fn run(
+    ctx: Arc<Ctx>,
+    m: &Open,
+    pool: Pool,
+    t0: Instant,
+    hard_end: Instant,
+) -> (Instant, f64) {
+    let mut arrivals = Arrivals::new(m.max_in_flight, pool);
     let (sent_in_window, planned_end) = arrivals
         .send(&ctx, Schedule::of(m).arrivals(), t0, hard_end)
         .await;
@@ -143,18 +154,19 @@ pub async fn run(ctx: Arc<Ctx>, m: &Open, t0: Instant, hard_end: Instant) -> (In
 
 /// The warm-up: arrivals at the first stage's rate, without end or iteration cap, until the
 /// watcher decides; then no new arrivals, and the ones in flight are answered (within
-/// `hard_end`). Returns what the watcher saw and when the warm-up had drained. Its arrivals
-/// have their own pool: the measured schedule starts with no connections, as a fresh run does.
+/// `hard_end`). Returns what the watcher saw and when the warm-up had drained; its idle
+/// connections are left in `pool` for the measured schedule.
 pub async fn warm_up(
     ctx: Arc<Ctx>,
     m: &Open,
     rule: &Warmup,
+    pool: Pool,
     t0: Instant,
     hard_end: Instant,
 ) -> (Watched, Instant) {
     let rate = m.stages().first().map_or(1.0, |s| s.0);
     let endless = (0u64..).map(|k| (Duration::from_secs_f64(k as f64 / rate), rate));
-    let mut arrivals = Arrivals::new(m.max_in_flight);
+    let mut arrivals = Arrivals::new(m.max_in_flight, pool);
     let watched = {
         let sending = arrivals.send(&ctx, endless, t0, hard_end);
         let watching = watch(&ctx.reg, rule, t0);
@@ -169,13 +181,7 @@ pub async fn warm_up(
     (watched, drained)
 }
 
-async fn arrival(
-    ctx: Arc<Ctx>,
-    k: u64,
-    intended: Instant,
-    _guard: InFlight,
-    pool: Arc<Mutex<Vec<Conn>>>,
-) {
+async fn arrival(ctx: Arc<Ctx>, k: u64, intended: Instant, _guard: InFlight, pool: Pool) {
     let now = Instant::now();
     ctx.reg
         .lag(now.saturating_duration_since(intended), intended);

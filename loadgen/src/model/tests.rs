@@ -12,7 +12,6 @@
 
 use std::io::Write as _;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -50,7 +49,8 @@ struct Behavior {
 struct TestServer {
     addr: SocketAddr,
     log: Arc<Mutex<Vec<(Instant, String)>>>,
-    conns: Arc<AtomicU64>,
+    /// When each connection was accepted.
+    accepted: Arc<Mutex<Vec<Instant>>>,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
@@ -61,9 +61,9 @@ impl TestServer {
         std_listener.set_nonblocking(true).unwrap();
         let addr = std_listener.local_addr().unwrap();
         let log = Arc::new(Mutex::new(Vec::new()));
-        let conns = Arc::new(AtomicU64::new(0));
+        let accepted = Arc::new(Mutex::new(Vec::new()));
         let (stop, mut stopped) = tokio::sync::oneshot::channel::<()>();
-        let (log2, conns2) = (log.clone(), conns.clone());
+        let (log2, accepted2) = (log.clone(), accepted.clone());
         let thread = std::thread::spawn(move || {
             let rt = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
@@ -76,7 +76,7 @@ impl TestServer {
                         _ = &mut stopped => break,
                         acc = listener.accept() => {
                             let Ok((sock, _)) = acc else { continue };
-                            conns2.fetch_add(1, Ordering::Relaxed);
+                            accepted2.lock().unwrap().push(Instant::now());
                             let fut = serve(sock, b.clone(), log2.clone());
                             if b.serial { fut.await } else { tokio::spawn(fut); }
                         }
@@ -87,7 +87,7 @@ impl TestServer {
         TestServer {
             addr,
             log,
-            conns,
+            accepted,
             stop: Some(stop),
             thread: Some(thread),
         }
@@ -95,6 +95,20 @@ impl TestServer {
 
     fn target(&self) -> String {
         format!("http://{}", self.addr)
+    }
+
+    /// The connections accepted so far.
+    fn conns(&self) -> usize {
+        self.accepted.lock().unwrap().len()
+    }
+
+    fn conns_since(&self, since: Instant) -> usize {
+        self.accepted
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|&&t| t >= since)
+            .count()
     }
 
     fn requests(&self) -> Vec<(Instant, String)> {
@@ -434,11 +448,7 @@ async fn closed_think_time_and_iterations_per_user() {
     assert_eq!(d.requests.ok, 6);
     let reqs = srv.requests();
     assert_eq!(reqs.len(), 6);
-    assert_eq!(
-        srv.conns.load(Ordering::Relaxed),
-        2,
-        "keep-alive: one connection per user"
-    );
+    assert_eq!(srv.conns(), 2, "keep-alive: one connection per user");
     // Each user: three requests with a think of at least 300 ms between them, and no longer than
     // 300 ms + LATE.
     for user in ["/x/0", "/x/1"] {
@@ -750,7 +760,7 @@ async fn fixed_runs_exactly_n_iterations_over_c_workers() {
         .map(|p| p.split('/').next().unwrap())
         .collect();
     assert_eq!(workers.len(), 5, "{workers:?}");
-    assert_eq!(srv.conns.load(Ordering::Relaxed), 5);
+    assert_eq!(srv.conns(), 5);
 }
 
 #[tokio::test]
@@ -763,7 +773,7 @@ async fn without_keep_alive_every_request_has_its_own_connection() {
     );
     let d = run_json(&text).await;
     assert_eq!(d.requests.ok, 10);
-    assert_eq!(srv.conns.load(Ordering::Relaxed), 10);
+    assert_eq!(srv.conns(), 10);
 }
 
 #[tokio::test]
@@ -1024,7 +1034,7 @@ async fn fixed_warmup_in_fresh_batches_then_exactly_n_fresh_iterations() {
         srv.requests().len()
     );
     // Every batch starts its two workers on fresh connections, and so does the measurement.
-    assert_eq!(srv.conns.load(Ordering::Relaxed), 2 * (3 + 1));
+    assert_eq!(srv.conns(), 2 * (3 + 1));
 }
 
 #[tokio::test]
@@ -1061,6 +1071,32 @@ async fn open_warmup_then_the_whole_schedule_from_the_switch() {
     assert!(
         elapsed >= ms(195) && elapsed <= ms(195) + LATE,
         "{elapsed:?}"
+    );
+}
+
+#[tokio::test]
+async fn open_schedule_starts_on_the_warmup_connections() {
+    // Answers take 30 ms and arrivals come every 10 ms: three or four in flight. A fresh pool
+    // would open a connection for each of the schedule's first three arrivals (due at 0, 10 and
+    // 20 ms, before any answer); the warm-up's pool already holds them.
+    let srv = TestServer::start(Behavior {
+        delay: ms(30),
+        ..Default::default()
+    });
+    let text = scenario_at(
+        &srv.target(),
+        "/x/{i}",
+        serde_json::json!({"kind": "open", "rate": 100, "iterations": 30}),
+        warmup_rule(0.2, 2.0),
+    );
+    let r = run_timed(&text).await;
+    let d = &r.doc;
+    assert_eq!(d.iterations.completed, 30);
+    let opened = srv.conns_since(measured_from(&r));
+    assert!(
+        opened < 3,
+        "{opened} connections opened by the schedule, {} in all",
+        srv.conns()
     );
 }
 
