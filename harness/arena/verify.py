@@ -273,6 +273,7 @@ MALFORMED = [
     b"\r\n" * 2000,
     b"GET / HTTP/9.9\r\nHost: x\r\n\r\n",
     b"GET /user/get/\x00\xff\xfe HTTP/1.1\r\nHost: x\r\n\r\n",
+    b"GET / HTTP/1.1\r\nHost: x\r\nX-Note: a\x00b\r\n\r\n",  # RFC 9110 5.5; the fuzzer found it let through
     b"POST /user/set/u1 HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n{}",
     b'POST /user/set/u1 HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"a":',
     b"POST /user/set/u1 HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nqq\r\n",

@@ -38,7 +38,7 @@ defmodule Arena.HTTP do
         :mochiweb_request.get(:version, req) not in [{1, 0}, {1, 1}] ->
           {:error, 505, "HTTP version not supported"}
 
-        problem = framing_problem(req) ->
+        problem = framing_problem(req) || header_problem(req) ->
           {:error, 400, problem}
 
         true ->
@@ -74,6 +74,19 @@ defmodule Arena.HTTP do
 
       true ->
         nil
+    end
+  end
+
+  # mochiweb passes a NUL byte in a header value on to the application; RFC
+  # 9110 (5.5) has the recipient refuse the message or replace it, since
+  # code further on may end the value there while a proxy kept all of it.
+  defp header_problem(req) do
+    values =
+      for {_name, value} <- :mochiweb_headers.to_list(:mochiweb_request.get(:headers, req)),
+          do: value
+
+    if Enum.any?(values, &String.contains?(to_string(&1), <<0>>)) do
+      "a NUL byte in a header value"
     end
   end
 

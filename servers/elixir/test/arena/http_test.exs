@@ -124,4 +124,9 @@ defmodule Arena.HTTPTest do
       assert answer =~ ~r/^HTTP\/1.1 400 /, length
     end
   end
+
+  test "a NUL byte in a header value is refused" do
+    answer = raw("GET / HTTP/1.1\r\nHost: test\r\nX-Note: a\0b\r\nConnection: close\r\n\r\n")
+    assert answer =~ ~r/^HTTP\/1.1 400 /
+  end
 end
