@@ -1,5 +1,5 @@
 import sys
 
-from arena.cli import main
+from arena.cli.main import main
 
 sys.exit(main())

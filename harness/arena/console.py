@@ -17,9 +17,9 @@ from rich.console import Console as RichConsole
 from rich.progress import BarColumn, Progress, ProgressColumn, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
-from arena.checks import CheckResult
-from arena.render import terminal
-from arena.tables import Report, Table
+from arena.checks.result import CheckResult
+from arena.report.render import terminal
+from arena.report.tables import Report, Table
 
 LOG_WIDTH = 1000  # not a terminal: lines as long as they are, never wrapped
 

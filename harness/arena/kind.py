@@ -14,12 +14,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from arena.catalog import Manifest
 from arena.console import Console
 from arena.errors import UsageError
-from arena.measurement import Measurement, Outcome
-from arena.store import Run
-from arena.tables import Report
+from arena.impls.catalog import Manifest
+from arena.report.tables import Report
+from arena.results.measurement import Measurement, Outcome
+from arena.results.store import Run
 
 MAX_REPEAT = 100
 
@@ -63,9 +63,15 @@ class Task:
     def measurement(self, outcome: Outcome, **fields) -> Measurement:
         """The measurement this task made: its envelope from the task, the rest from `fields`."""
         return Measurement(
-            self.kind, self.manifest.name, self.point.experiment, self.point.key, self.cpus, self.repetition, outcome,
+            self.kind,
+            self.manifest.name,
+            self.point.experiment,
+            self.point.key,
+            self.cpus,
+            self.repetition,
+            outcome,
             **fields,
-        )  # fmt: skip
+        )
 
     def describe(self) -> str:
         return (

@@ -8,14 +8,14 @@ from __future__ import annotations
 import argparse
 import time
 
-from arena import provenance
-from arena.catalog import RESULTS
 from arena.console import Console
 from arena.errors import ArenaError, UsageError
+from arena.impls.catalog import RESULTS
 from arena.kind import Batch, Kind
-from arena.render import html, markdown
-from arena.store import Run, Store, StoreError
-from arena.tables import Report
+from arena.report import provenance
+from arena.report.render import html, markdown
+from arena.report.tables import Report
+from arena.results.store import Run, Store, StoreError
 
 
 def run(kind: Kind, options: argparse.Namespace, console: Console) -> int:
@@ -35,14 +35,15 @@ def run(kind: Kind, options: argparse.Namespace, console: Console) -> int:
             try:
                 _measure(batch, kind, store, current, console)
             except KeyboardInterrupt:
+                store.interrupt_run(current.id)
                 console.line(f"\ninterrupted: {_kept(store, kind, current)}")
                 return 130
             except StoreError as err:  # a full disk: the measurements stored before it stand
                 raise StoreError(f"{err.line()}; {_kept(store, kind, current)} once there is room") from err
         finally:
             batch.close()
-        store.finish_run(current.id)
-        write_summary(kind, store, current, console)
+        # The summary is written from the run as marked finished, so that its provenance says when.
+        write_summary(kind, store, store.finish_run(current.id), console)
         return 0
     finally:
         store.close()

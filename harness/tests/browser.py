@@ -15,9 +15,9 @@ from collections.abc import Iterator
 
 from playwright.sync_api import Browser, sync_playwright
 
-from arena.catalog import Toolchain
 from arena.errors import ArenaError
-from arena.toolchain import Toolchains
+from arena.impls.catalog import Toolchain
+from arena.impls.toolchain import Toolchains
 
 CHROMIUM = Toolchain("chromium", ["chromium", "--version"], "apt-get install -y chromium")
 FLAGS = [

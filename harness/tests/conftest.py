@@ -14,7 +14,7 @@ import pytest
 
 os.environ["ARENA_RESULTS"] = tempfile.mkdtemp(prefix="arena-test-results-")
 
-from arena import catalog
+from arena.impls import catalog
 
 atexit.register(shutil.rmtree, os.environ["ARENA_RESULTS"], ignore_errors=True)
 os.chmod(os.environ["ARENA_RESULTS"], 0o755)  # the postgres user runs the tests' database clusters in it
@@ -85,7 +85,9 @@ def write_impl(folder: Path, name: str, program: tuple[str, str], manifest: str,
 
 def write_manifest(folder: Path, name: str, extra_env: str = "", ready_timeout: float = 10) -> Path:
     return write_impl(
-        folder, name, ("server.py", FAKE_SERVER),
+        folder,
+        name,
+        ("server.py", FAKE_SERVER),
         f"""
         env = {{ FAKE_BUDGET = "budget-{{cpus}}" {extra_env} }}
         ready_timeout = {ready_timeout}
@@ -102,7 +104,7 @@ def write_manifest(folder: Path, name: str, extra_env: str = "", ready_timeout: 
         max = 0
         how = "one thread"
         """,
-    )  # fmt: skip
+    )
 
 
 @pytest.fixture
@@ -114,7 +116,7 @@ def fake(tmp_path: Path) -> catalog.Manifest:
 def fake_measurements(tmp_path_factory) -> list:
     """Two repetitions of one point on the fake server under the real load engine (tests that use
     it skip without the engine)."""
-    from arena import loadgen
+    from arena.engines import loadgen
     from test_rest_measure import measured, task  # the REST measurement helpers live with their tests
 
     manifest = catalog.parse(write_manifest(tmp_path_factory.mktemp("servers"), "fake"))

@@ -11,10 +11,10 @@ from dataclasses import dataclass
 import psutil
 import pytest
 
-from arena import abuse
-from arena.client import Client
-from arena.expect import Context
-from arena.process import free_port, running
+from arena.checks import abuse
+from arena.checks.client import Client
+from arena.checks.expect import Context
+from arena.host.process import free_port, running
 
 
 def test_a_server_that_one_slow_client_blocks_fails_the_slowloris_check(fake, monkeypatch):

@@ -1,4 +1,4 @@
-from arena import build
+from arena.impls import build
 
 
 def test_build_runs_then_skips_until_a_source_changes(fake):

@@ -1,8 +1,8 @@
 import pytest
 
-from arena import catalog
-from arena.catalog import ManifestError
 from arena.errors import UsageError
+from arena.impls import catalog
+from arena.impls.catalog import ManifestError
 from conftest import write_manifest
 
 

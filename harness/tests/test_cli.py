@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from arena import cli
+from arena.cli import main as cli
 
 
 @pytest.mark.parametrize(
@@ -46,7 +46,7 @@ def test_unknown_command_is_an_argparse_error(capsys):
 
 
 def test_measured_budgets_leave_a_core_for_the_engine(monkeypatch):
-    from arena import cores
+    from arena.host import cores
 
     for count, budgets in [(1, [1]), (2, [1]), (4, [1, 2]), (8, [1, 2, 4]), (9, [1, 2, 4, 8])]:
         monkeypatch.setattr(cores, "machine_cores", lambda n=count: list(range(n)))
@@ -55,8 +55,8 @@ def test_measured_budgets_leave_a_core_for_the_engine(monkeypatch):
 
 
 def test_a_missing_engine_toolchain_is_one_line_and_status_1(monkeypatch, capsys):
-    from arena import loadgen
-    from arena.catalog import Toolchain
+    from arena.engines import loadgen
+    from arena.impls.catalog import Toolchain
 
     missing = Toolchain("rust-2024", ["false"], None)  # not there, and nothing can install it
     monkeypatch.setattr(loadgen, "CARGO", missing)
@@ -69,7 +69,7 @@ def test_a_missing_engine_toolchain_is_one_line_and_status_1(monkeypatch, capsys
 
 STOPPING = """
 import time
-from arena.cli import handle_stop_signals
+from arena.cli.main import handle_stop_signals
 handle_stop_signals()
 try:
     print("ready", flush=True)
@@ -82,7 +82,7 @@ except KeyboardInterrupt:
 
 
 def test_signals_after_the_first_do_not_cut_its_stopping_short():
-    here = Path(cli.__file__).parent.parent
+    here = Path(cli.__file__).parents[2]
     child = subprocess.Popen([sys.executable, "-c", STOPPING], cwd=here, stdout=subprocess.PIPE, text=True)
     try:
         assert child.stdout.readline() == "ready\n"

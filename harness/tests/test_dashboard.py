@@ -19,14 +19,15 @@ import psutil
 import pytest
 from aiohttp import web
 
-from arena import catalog, loadgen
-from arena.catalog import ROOT
 from arena.console import Console
 from arena.dashboard.app import application
 from arena.dashboard.servers import Servers, Started
+from arena.engines import loadgen
 from arena.errors import UsageError
-from arena.process import free_port, running
-from arena.store import Store
+from arena.host.process import free_port, running
+from arena.impls import catalog
+from arena.impls.catalog import ROOT
+from arena.results.store import Store
 from browser import chromium
 from conftest import write_manifest
 from test_report_html import SCREENSHOTS, report_of
@@ -190,8 +191,13 @@ def test_the_guard_refuses_other_sites_and_bad_input():
 def test_arena_serve_stops_every_server_it_started_on_ctrl_c(tmp_path):
     port = free_port()
     env = {**os.environ, "PYTHONPATH": str(ROOT / "harness")}
-    serve = subprocess.Popen([sys.executable, "-m", "arena", "serve", "--port", str(port)], env=env,
-                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)  # fmt: skip
+    serve = subprocess.Popen(
+        [sys.executable, "-m", "arena", "serve", "--port", str(port)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 30
@@ -199,9 +205,15 @@ def test_arena_serve_stops_every_server_it_started_on_ctrl_c(tmp_path):
             assert time.monotonic() < deadline and serve.poll() is None
             time.sleep(0.2)
         body = json.dumps({"cpus": 1}).encode()
-        answer = urllib.request.urlopen(urllib.request.Request(
-            f"{base}/api/servers/go/start", data=body, method="POST",
-            headers={"Content-Type": "application/json", "Origin": base}), timeout=300)  # fmt: skip
+        answer = urllib.request.urlopen(
+            urllib.request.Request(
+                f"{base}/api/servers/go/start",
+                data=body,
+                method="POST",
+                headers={"Content-Type": "application/json", "Origin": base},
+            ),
+            timeout=300,
+        )
         started_url = json.load(answer)["url"]
         assert status_of(started_url) == 200
         serve.send_signal(signal.SIGINT)

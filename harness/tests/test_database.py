@@ -8,8 +8,8 @@ import psutil
 import psycopg
 import pytest
 
-from arena import database
-from arena.database import Cluster, DatabaseError
+from arena.host import database
+from arena.host.database import Cluster, DatabaseError
 
 
 def postgres_processes(folder) -> list[psutil.Process]:

@@ -4,9 +4,10 @@ refused by name."""
 
 import pytest
 
-from arena import catalog, features
-from arena.catalog import FEATURES, ManifestError
-from arena.toolchain import Toolchains
+from arena.impls import catalog
+from arena.impls.catalog import FEATURES, ManifestError
+from arena.impls.toolchain import Toolchains
+from arena.report import features
 from conftest import write_manifest
 
 

@@ -6,8 +6,9 @@ import json
 
 import yaml
 
-from arena import database, fuzz
-from arena.catalog import SPEC
+from arena.checks import fuzz
+from arena.host import database
+from arena.impls.catalog import SPEC
 
 
 def test_a_server_that_ignores_the_contract_fails_the_fuzzing(fake):

@@ -3,18 +3,19 @@ what is left, refuses a resume by another kind, and writes the summary from the 
 
 import argparse
 import json
+import time
 from dataclasses import dataclass
 
 import pytest
 
 from arena import lifecycle
-from arena.catalog import RESULTS
 from arena.console import Console
 from arena.errors import UsageError
+from arena.impls.catalog import RESULTS
 from arena.kind import Batch, Task
-from arena.measurement import Measurement, Outcome, payload
-from arena.store import Store
-from arena.tables import Cell, Column, Report, Row, Section, Table, legend
+from arena.report.tables import Cell, Column, Report, Row, Section, Table, legend
+from arena.results.measurement import Measurement, Outcome, payload
+from arena.results.store import Store
 
 
 @payload
@@ -64,8 +65,16 @@ class Counting:
         if task.point.i == self.stop:
             raise KeyboardInterrupt
         self.measured.append(task.point.i)
-        return Measurement(self.name, task.manifest.name, "count", task.point.key, 1, 0, Outcome.MEASURED,
-                           payload=Counted(task.point.i))  # fmt: skip
+        return Measurement(
+            self.name,
+            task.manifest.name,
+            "count",
+            task.point.key,
+            1,
+            0,
+            Outcome.MEASURED,
+            payload=Counted(task.point.i),
+        )
 
     def outcome(self, m: Measurement) -> str:
         return f"value {m.payload.value}"
@@ -86,6 +95,13 @@ def test_interrupt_keeps_what_is_done_and_resume_does_the_rest(fake, capsys):
     out = capsys.readouterr().out
     assert "interrupted: 2 measurement(s) of run" in out and "./arena counting --resume" in out
     assert first.measured == [0, 1]
+    store = Store()
+    interrupted = store.last_run()
+    store.close()
+    assert interrupted.finished is None and interrupted.interrupted is not None
+    assert lifecycle.report(interrupted.name, {"counting": first}, Console()) == 0
+    summary = (RESULTS / interrupted.name / "summary.md").read_text()
+    assert "| finished | no: interrupted at " in summary and f"--resume {interrupted.name} continues it" in summary
 
     rest = Counting(fake)
     assert lifecycle.run(rest, options(resume="last"), Console()) == 0
@@ -98,6 +114,8 @@ def test_interrupt_keeps_what_is_done_and_resume_does_the_rest(fake, capsys):
     assert sorted(m.payload.value for m in store.measurements(run.id)) == [0, 1, 2, 3]
     summary = (RESULTS / run.name / "summary.md").read_text()
     assert "| impl | value |" in summary and "| fake | 3 |" in summary and "- skipped nothing: a note" in summary
+    finished = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(run.finished))
+    assert f"| finished | {finished} |" in summary  # written after the run was marked finished
     store.close()
 
 

@@ -10,9 +10,9 @@ from collections import Counter
 import pytest
 from hdrh.histogram import HdrHistogram
 
-from arena.engine import EngineError
-from arena.locust.engine import Locust
-from arena.steadiness import Rule, Slice, agrees
+from arena.engines.interface import EngineError
+from arena.engines.locust.engine import Locust
+from arena.engines.steadiness import Rule, Slice, agrees
 
 USERS = 6
 

@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from arena import catalog
-from arena.catalog import ManifestError
 from arena.console import Console
+from arena.impls import catalog
+from arena.impls.catalog import ManifestError
 from arena.kind import Task
-from arena.measurement import Outcome
 from arena.micro import conformance, kind, program, search, suite, tables
-from arena.render import markdown
+from arena.report.render import markdown
+from arena.results.measurement import Outcome
 from conftest import write_impl
 
 FAKE = Path(__file__).with_name("fake_micro.py")
@@ -20,7 +20,9 @@ FAKE = Path(__file__).with_name("fake_micro.py")
 
 def write_micro(folder: Path, name: str = "fakemicro", env: str = "", extra: str = "") -> Path:
     return write_impl(
-        folder, name, ("micro.py", FAKE.read_text()),
+        folder,
+        name,
+        ("micro.py", FAKE.read_text()),
         f"""
         env = {{ {env} }}
 
@@ -33,7 +35,7 @@ def write_micro(folder: Path, name: str = "fakemicro", env: str = "", extra: str
         {extra}
         """,
         top='payload = "shared"',
-    )  # fmt: skip
+    )
 
 
 def row(tmp_path: Path, env: str = "") -> catalog.Manifest:

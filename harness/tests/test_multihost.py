@@ -15,9 +15,9 @@ import sys
 
 import pytest
 
-from arena.catalog import ROOT
+from arena.impls.catalog import ROOT
 from arena.rest.result import HttpResult
-from arena.store import Store
+from arena.results.store import Store
 
 SUBNET = "10.199.0"
 MASTER = f"{SUBNET}.1"
@@ -74,8 +74,9 @@ def namespaces():
 def arena(namespace: str, *args: str, **popen) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(ROOT / "harness")}
     command = ["ip", "netns", "exec", namespace, sys.executable, "-m", "arena", *args]
-    return subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            start_new_session=True, **popen)  # fmt: skip
+    return subprocess.Popen(
+        command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True, **popen
+    )
 
 
 @pytest.mark.skipif(bool(reason := why_not()), reason=reason or "network namespaces work here")
@@ -83,8 +84,23 @@ def test_a_run_with_its_workers_on_two_other_hosts():
     with namespaces() as (server, workers):
         started = [arena(ns, "worker", "--master", MASTER) for ns in workers]
         try:
-            run = arena(server, "run", "--engine", "locust", "--workers", "2", "--remote-workers", "--host", MASTER,
-                        "--impl", "go", "--scenario", "thesis-userinfo", "--repeat", "1")  # fmt: skip
+            run = arena(
+                server,
+                "run",
+                "--engine",
+                "locust",
+                "--workers",
+                "2",
+                "--remote-workers",
+                "--host",
+                MASTER,
+                "--impl",
+                "go",
+                "--scenario",
+                "thesis-userinfo",
+                "--repeat",
+                "1",
+            )
             output, _ = run.communicate(timeout=RUN_TIMEOUT_S)
         finally:
             for worker in started:

@@ -3,8 +3,9 @@ whole run for real against the Go server with tiny stages (plumbing, not timings
 
 import pytest
 
-from arena import catalog, overload, verify
-from arena.loadgen import BINARY, Loadgen
+from arena.checks import overload, verify
+from arena.engines.loadgen import BINARY, Loadgen
+from arena.impls import catalog
 
 BASELINE_MS = 2.0
 BOUND_MS = overload.bound_ms(BASELINE_MS)  # 12 ms: the floor wins over twice the baseline
@@ -20,8 +21,16 @@ def series(p99_ms: list[float], errors: dict[int, int] | None = None, empty: tup
         t = OVERLOAD_END + i
         completed = 0 if i in empty else 100
         failed = (errors or {}).get(i, 0)
-        made.append({"t": t, "completed": completed, "ok": completed - failed, "errors": failed,
-                     "p50_us": 0, "p99_us": int(p99 * 1000)})  # fmt: skip
+        made.append(
+            {
+                "t": t,
+                "completed": completed,
+                "ok": completed - failed,
+                "errors": failed,
+                "p50_us": 0,
+                "p99_us": int(p99 * 1000),
+            }
+        )
     return made
 
 
@@ -64,14 +73,22 @@ def test_the_open_model_halves_then_doubles_the_sustained_rate():
 
 
 def test_the_numbers_reported_come_from_their_stages():
-    baseline = [{"t": t, "completed": 50, "ok": 50, "errors": 0, "p50_us": 0, "p99_us": p99}
-                for t, p99 in enumerate([1000, 3000, 2000, 9000, 2000, 2000, 2000, 2000, 2000, 2000])]  # fmt: skip
-    overloaded = [{"t": 10 + i, "completed": 80, "ok": 79, "errors": 1, "p50_us": 0, "p99_us": 800_000 + i}
-                  for i in range(overload.OVERLOAD_S)]  # fmt: skip
+    baseline = [
+        {"t": t, "completed": 50, "ok": 50, "errors": 0, "p50_us": 0, "p99_us": p99}
+        for t, p99 in enumerate([1000, 3000, 2000, 9000, 2000, 2000, 2000, 2000, 2000, 2000])
+    ]
+    overloaded = [
+        {"t": 10 + i, "completed": 80, "ok": 79, "errors": 1, "p50_us": 0, "p99_us": 800_000 + i}
+        for i in range(overload.OVERLOAD_S)
+    ]
     after = series([2500.0, 3.0, 3.0, 3.0] + [3.0] * 26, errors={0: 2})
     sustained = {"ok_rps": 100.0, "warmup": {"steady_at": 2}, "all": {"latency_us": {"p99": 320_000}}}
-    staged = {"series": baseline + overloaded + after, "iterations": {"dropped": 7}, "warmup": {"steady_at": None},
-              "requests": {"errors": {"connect": 0, "timeout": 12}}}  # fmt: skip
+    staged = {
+        "series": baseline + overloaded + after,
+        "iterations": {"dropped": 7},
+        "warmup": {"steady_at": None},
+        "requests": {"errors": {"connect": 0, "timeout": 12}},
+    }
     found = overload.assess(sustained, staged, 0.3)
     assert (found.sustained_rps, found.sustained_p99_ms) == (100.0, 320.0)
     assert found.baseline_p99_ms == 2.0  # the median second, not the worst

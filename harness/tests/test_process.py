@@ -6,8 +6,8 @@ import time
 import psutil
 import pytest
 
-from arena import catalog
-from arena.process import Sampler, Server, ServerError, free_port, running, tree_of
+from arena.host.process import Sampler, Server, ServerError, free_port, running, tree_of
+from arena.impls import catalog
 from conftest import write_manifest
 
 

@@ -1,8 +1,8 @@
 import subprocess
 import sys
 
-from arena import reference
-from arena.catalog import SPEC
+from arena.checks import reference
+from arena.impls.catalog import SPEC
 
 
 def test_checksums_match_the_contracts_reference_values():

@@ -7,14 +7,14 @@ from dataclasses import replace
 
 import pytest
 
-from arena import loadgen
-from arena.catalog import ROOT
-from arena.charts import BAR, LINE, PERCENTILE
-from arena.published import Published
-from arena.render import html
+from arena.engines import loadgen
+from arena.impls.catalog import ROOT
+from arena.report.charts import BAR, LINE, PERCENTILE
+from arena.report.published import Published
+from arena.report.render import html
+from arena.report.tables import Report
 from arena.rest import charts as rest_charts
 from arena.rest import tables
-from arena.tables import Report
 from browser import chromium
 from test_rest_measure import fixed_point
 

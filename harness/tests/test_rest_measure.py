@@ -7,15 +7,16 @@ from dataclasses import dataclass
 
 import pytest
 
-from arena import catalog, loadgen
-from arena.engine import EngineError, EngineRun
+from arena.engines import loadgen
+from arena.engines.interface import EngineError, EngineRun
+from arena.host.process import free_port, running
+from arena.impls import catalog
 from arena.kind import Task
-from arena.measurement import Outcome
-from arena.process import free_port, running
 from arena.rest import measure
 from arena.rest.result import HttpResult
 from arena.rest.scenarios import Point, Scenario
 from arena.rest.starts import Starts, start_settings
+from arena.results.measurement import Outcome
 from conftest import write_manifest
 
 needs_engine = pytest.mark.skipif(not loadgen.BINARY.exists(), reason="the load engine is built by ./arena test first")
@@ -151,10 +152,16 @@ def canned(requests: int, cpu_s: float, wall_s: float = 1.0) -> EngineRun:
         "scenario": {"model": {"kind": "fixed", "requests": requests, "concurrency": 2}},
         "achieved_arrival_rate": None,
         "started_unix_ms": round(time.time() * 1000) - 1000,
-        "warmup": {"slice_s": 0.1, "seconds": 0.3, "steady_at": 0, "measured_from_s": 0.3, "slices": [
-            {"t_s": t / 10, "ok_rps": 10.0, "p50_ms": 0.2, "p99_ms": 0.2, "error_ratio": 0.0} for t in range(3)
-        ]},
-    }  # fmt: skip
+        "warmup": {
+            "slice_s": 0.1,
+            "seconds": 0.3,
+            "steady_at": 0,
+            "measured_from_s": 0.3,
+            "slices": [
+                {"t_s": t / 10, "ok_rps": 10.0, "p50_ms": 0.2, "p99_ms": 0.2, "error_ratio": 0.0} for t in range(3)
+            ],
+        },
+    }
     return EngineRun(result, cpu_s, wall_s, "fake 1")
 
 

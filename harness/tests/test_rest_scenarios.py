@@ -10,9 +10,14 @@ from arena.rest.scenarios import ScenarioError
 def test_every_experiment_of_the_design_is_there_with_both_profiles():
     loaded = {s.id: s for s in scenarios.load()}
     assert set(loaded) == {
-        "thesis-password", "thesis-userinfo", "thesis-longpoll", "blog-ab", "honours-long", "honours-basic",
+        "thesis-password",
+        "thesis-userinfo",
+        "thesis-longpoll",
+        "blog-ab",
+        "honours-long",
+        "honours-basic",
         "records-crud",
-    }  # fmt: skip
+    }
     for scenario in loaded.values():
         assert {"quick", "paper"} <= set(scenario.profiles)
     assert not any(s.pending for s in loaded.values())

@@ -1,22 +1,34 @@
 import dataclasses
 import json
 
-from arena.measurement import Measurement, Outcome
-from arena.render import markdown
+from arena.report.render import markdown
 from arena.rest import scenarios, tables
 from arena.rest.result import HttpResult
+from arena.results.measurement import Measurement, Outcome
 
 
 def blog(impl: str, rps: float, rep: int, flags=(), failed: str = "") -> Measurement:
     result = HttpResult(
-        metrics={"rps": rps, "ok_rps": rps, "p50_ms": 4.0, "error_ratio": 0.0}, histograms={}, series=[],
-        server_cpu_s=1.0, server_peak_rss_kb=2048, engine_cpu_s=0.1, warmup={},
-    )  # fmt: skip
+        metrics={"rps": rps, "ok_rps": rps, "p50_ms": 4.0, "error_ratio": 0.0},
+        histograms={},
+        series=[],
+        server_cpu_s=1.0,
+        server_peak_rss_kb=2048,
+        engine_cpu_s=0.1,
+        warmup={},
+    )
     return Measurement(
-        kind="http", impl=impl, experiment="blog-ab", point=json.dumps({"requests": 10000}), cpus=1, repetition=rep,
-        outcome=Outcome.FAILED if failed else Outcome.MEASURED, reason=failed, flags=list(flags),
+        kind="http",
+        impl=impl,
+        experiment="blog-ab",
+        point=json.dumps({"requests": 10000}),
+        cpus=1,
+        repetition=rep,
+        outcome=Outcome.FAILED if failed else Outcome.MEASURED,
+        reason=failed,
+        flags=list(flags),
         payload=None if failed else result,
-    )  # fmt: skip
+    )
 
 
 def shown(section) -> list[list[str]]:
@@ -55,8 +67,10 @@ def test_pending_experiments_are_reported_as_skipped_and_markdown_is_a_table():
 def test_an_unsteady_repetition_is_left_out_and_its_warm_up_shown_slice_by_slice():
     (scenario,) = scenarios.load(["blog-ab"])
     climbing = blog("scala", 460, 2, ["unsteady"])
-    slices = [{"seconds": 2.0 * i, "ok_rps": r, "p50_ms": p, "p99_ms": 2000.0, "error_ratio": 0.0}
-              for i, (r, p) in enumerate([(321, 53.2), (376, 39.4), (429, 14.6)])]  # fmt: skip
+    slices = [
+        {"seconds": 2.0 * i, "ok_rps": r, "p50_ms": p, "p99_ms": 2000.0, "error_ratio": 0.0}
+        for i, (r, p) in enumerate([(321, 53.2), (376, 39.4), (429, 14.6)])
+    ]
     climbing.payload.warmup.update(slices=slices, steady_at=None, classification="no steady state")
     section = tables.section(scenario, [blog("scala", 430, 0), blog("scala", 432, 1), climbing])
     assert shown(section)[0][3] == "431.0 ±12.7"  # the two steady repetitions only
@@ -74,10 +88,13 @@ def test_a_row_that_warmed_up_shows_its_longest_warm_up_with_the_steady_window_m
     group = []
     for rep, (series, at) in enumerate(warm_ups):
         m = blog("java", series[-1][0] - 2, rep)
-        slices = [{"seconds": 2.0 * i, "ok_rps": r, "p50_ms": p, "p99_ms": 2000.0, "error_ratio": 0.0}
-                  for i, (r, p) in enumerate(series)]  # fmt: skip
-        m.payload.warmup.update(slices=slices, steady_at=at, seconds=2.0 * len(series),
-                                classification="warm-up" if at else "flat")  # fmt: skip
+        slices = [
+            {"seconds": 2.0 * i, "ok_rps": r, "p50_ms": p, "p99_ms": 2000.0, "error_ratio": 0.0}
+            for i, (r, p) in enumerate(series)
+        ]
+        m.payload.warmup.update(
+            slices=slices, steady_at=at, seconds=2.0 * len(series), classification="warm-up" if at else "flat"
+        )
         group.append(m)
     notes = tables.section(scenario, group).notes
     assert (

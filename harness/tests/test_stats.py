@@ -1,6 +1,6 @@
 import pytest
 
-from arena.stats import summarize
+from arena.results.stats import summarize
 
 
 def test_one_value_has_no_interval_and_no_cov():

@@ -1,18 +1,25 @@
 import json
 import sqlite3
 
-from arena.measurement import Measurement, Outcome
 from arena.micro.result import ProgramRun, SpawnSearch
 from arena.rest.result import HttpResult
-from arena.store import Store
+from arena.results.measurement import Measurement, Outcome
+from arena.results.store import SCHEMA_VERSION, Store
 
 
 def measurement(rep: int) -> Measurement:
     result = HttpResult({"rps": 10.0 + rep}, {"*": "HIST"}, [{"t": 0}], 1.0, 1000, 0.5)
     return Measurement(
-        kind="http", impl="go", experiment="blog-ab", point='{"requests": 10}', cpus=1, repetition=rep,
-        outcome=Outcome.MEASURED, versions={"runtime": "x"}, payload=result,
-    )  # fmt: skip
+        kind="http",
+        impl="go",
+        experiment="blog-ab",
+        point='{"requests": 10}',
+        cpus=1,
+        repetition=rep,
+        outcome=Outcome.MEASURED,
+        versions={"runtime": "x"},
+        payload=result,
+    )
 
 
 def test_measurements_survive_and_name_what_is_done(tmp_path):
@@ -52,21 +59,52 @@ def test_a_store_from_before_typed_outcomes_is_upgraded(tmp_path):
     rows = [
         ("http", {"rps": 5.0}, [], {"*": "HISTF"}, 2.0, 3000, 0.4, []),
         ("http", {"failure": "server exited"}, [], {}, None, None, None, ["crashed"]),
-        ("micro", {"us_per_hop": 0.2, "elapsed_s": 0.1, "wall_s": 0.3, "check": {"laps": 3}}, [], {}, 0.1, 900,
-         None, []),
+        (
+            "micro",
+            {"us_per_hop": 0.2, "elapsed_s": 0.1, "wall_s": 0.3, "check": {"laps": 3}},
+            [],
+            {},
+            0.1,
+            900,
+            None,
+            [],
+        ),
         ("micro", {"failure": "exited with status 1: no", "log": "x.log"}, [], {}, 0.1, 900, None, ["failed"]),
-        ("micro", {"failure": "not run: failed at procs=10000", "not_run": True}, [], {}, None, None, None,
-         ["failed"]),
-        ("micro", {"max_procs": 4000, "budget_mb": 150, "stopped_by": "8,000 processes: over", "us_per_spawn": 2.0,
-                   "bytes_per_process": 20000}, [{"procs": 1000}], {}, None, None, None, []),
-    ]  # fmt: skip
+        ("micro", {"failure": "not run: failed at procs=10000", "not_run": True}, [], {}, None, None, None, ["failed"]),
+        (
+            "micro",
+            {
+                "max_procs": 4000,
+                "budget_mb": 150,
+                "stopped_by": "8,000 processes: over",
+                "us_per_spawn": 2.0,
+                "bytes_per_process": 20000,
+            },
+            [{"procs": 1000}],
+            {},
+            None,
+            None,
+            None,
+            [],
+        ),
+    ]
     for i, (kind, metrics, series, histograms, cpu, rss, engine, flags) in enumerate(rows):
         old.execute(
             "INSERT INTO measurements VALUES (?, 1, ?, 'go', 'e', ?, 1, 0, 0, '{}', '{\"mode\": \"idiomatic\"}', "
             "?, ?, ?, ?, ?, ?, ?)",
-            (i + 1, kind, str(i), json.dumps(metrics), json.dumps(histograms), json.dumps(series), cpu, rss, engine,
-             json.dumps(flags)),
-        )  # fmt: skip
+            (
+                i + 1,
+                kind,
+                str(i),
+                json.dumps(metrics),
+                json.dumps(histograms),
+                json.dumps(series),
+                cpu,
+                rss,
+                engine,
+                json.dumps(flags),
+            ),
+        )
     old.commit()
     old.close()
 
@@ -78,9 +116,26 @@ def test_a_store_from_before_typed_outcomes_is_upgraded(tmp_path):
     assert failed.outcome is Outcome.FAILED and failed.flags == [] and failed.payload.log == "x.log"
     assert not_run.outcome is Outcome.NOT_RUN and not_run.reason == "failed at procs=10000"
     assert search.payload == SpawnSearch(4000, 150, "8,000 processes: over", 2.0, 20000, [{"procs": 1000}])
-    assert upgraded.db.execute("PRAGMA user_version").fetchone()[0] == 1
+    assert upgraded.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    assert upgraded.last_run().finished == 1 and upgraded.last_run().interrupted is None
     upgraded.close()
     assert len(Store(path).measurements(1)) == 6  # opening it again changes nothing
+
+
+def test_a_store_from_before_runs_recorded_an_interruption_is_upgraded(tmp_path):
+    """Schema 1 had no `interrupted` column: its runs read as never interrupted, and can be marked."""
+    path = tmp_path / "v1.sqlite"
+    db = Store(path)
+    run = db.start_run("r1", "quick", {"kind": "http"}, {}, "abc", False)
+    db.db.executescript("ALTER TABLE runs DROP COLUMN interrupted; PRAGMA user_version = 1;")
+    db.close()
+
+    upgraded = Store(path)
+    assert upgraded.run_by_name("r1").interrupted is None
+    upgraded.interrupt_run(run.id)
+    assert upgraded.run_by_name("r1").interrupted is not None
+    assert upgraded.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    upgraded.close()
 
 
 def test_only_one_process_measures_at_a_time(tmp_path):
@@ -92,12 +147,12 @@ def test_only_one_process_measures_at_a_time(tmp_path):
     import pytest
 
     import arena
-    from arena.store import StoreBusy
+    from arena.results.store import StoreBusy
 
     path = tmp_path / "a.sqlite"
     code = (
         "import pathlib, time\n"
-        "from arena.store import Store\n"
+        "from arena.results.store import Store\n"
         f"store = Store(pathlib.Path({str(path)!r}))\n"
         "store.claim()\n"
         "print('held', flush=True)\n"

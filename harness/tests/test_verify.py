@@ -3,11 +3,12 @@ and report every broken expectation of a check rather than the first."""
 
 import pytest
 
-from arena import catalog, verify
-from arena.checks import Severity
-from arena.client import Client, Reply
+from arena.checks import verify
+from arena.checks.client import Client, Reply
+from arena.checks.result import Severity
 from arena.console import Console
-from arena.process import free_port, running
+from arena.host.process import free_port, running
+from arena.impls import catalog
 from conftest import write_manifest
 
 

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from arena.charts import BAR, LINE, LOG, PERCENTILE, Chart, Series, Value
-from arena.measurement import Measurement
+from arena.report.charts import BAR, LINE, LOG, PERCENTILE, Chart, Series, Value
+from arena.report.tables import Cell, Column, Report, Row, Section, Table
 from arena.rest import charts as rest_charts
-from arena.stats import ratio
-from arena.tables import Cell, Column, Report, Row, Section, Table
+from arena.results.measurement import Measurement
+from arena.results.stats import ratio
 
 
 @dataclass(frozen=True)
@@ -51,8 +51,11 @@ def _section(heading: str, a: Section, b: Section, sides: tuple[Side, Side]) -> 
     for key in keys:
         cells = [Cell(key)]
         for i in numeric:
-            found = ratio(rows_a[key].cells[i].summary, rows_b[key].cells[i].summary) if (
-                rows_a[key].cells[i].summary and rows_b[key].cells[i].summary) else None  # fmt: skip
+            found = (
+                ratio(rows_a[key].cells[i].summary, rows_b[key].cells[i].summary)
+                if (rows_a[key].cells[i].summary and rows_b[key].cells[i].summary)
+                else None
+            )
             cells.append(Cell(found.show() if found else "-"))
             if i == numeric[0]:
                 bars.append(Value(found.value, found.low, found.high) if found else None)
@@ -60,8 +63,17 @@ def _section(heading: str, a: Section, b: Section, sides: tuple[Side, Side]) -> 
         rows.append(Row(cells, flags))
     first = a.table.columns[numeric[0]].header
     label = f"{sides[1].label} / {sides[0].label}"
-    drawn = [Chart(f"{first}: {label}", BAR, "row", "ratio", [Series(label, bars)], keys,
-                   note="1 = the same; whiskers: 95% interval of the ratio (delta method)")]  # fmt: skip
+    drawn = [
+        Chart(
+            f"{first}: {label}",
+            BAR,
+            "row",
+            "ratio",
+            [Series(label, bars)],
+            keys,
+            note="1 = the same; whiskers: 95% interval of the ratio (delta method)",
+        )
+    ]
     columns = [Column("row"), *(Column(f"{a.table.columns[i].header} B/A", numeric=True) for i in numeric)]
     return Section(heading, Table(columns, rows), charts=drawn)
 
@@ -91,8 +103,17 @@ def _distributions(sides: tuple[Side, Side]) -> list[Chart]:
                 name = side.label if side.impl else f"{impl} @ {side.label}"
                 series.append(Series(name, values, xs))
         experiment, point, cpus = key
-        charts.append(Chart(f"latency by percentile: {experiment} {rest_charts.label(point, cpus)}", LINE, "percentile",
-                            "latency ms", series, x_scale=PERCENTILE, y_scale=LOG))  # fmt: skip
+        charts.append(
+            Chart(
+                f"latency by percentile: {experiment} {rest_charts.label(point, cpus)}",
+                LINE,
+                "percentile",
+                "latency ms",
+                series,
+                x_scale=PERCENTILE,
+                y_scale=LOG,
+            )
+        )
     return charts
 
 
@@ -117,11 +138,17 @@ def _provenance(sides: tuple[Side, Side]) -> Section:
     if sides[0].impl is not None:  # one run, two implementations: their versions side by side
         a = {k.removeprefix(f"{sides[0].impl} "): v for k, v in a.items() if k.startswith(f"{sides[0].impl} ")}
         b = {k.removeprefix(f"{sides[1].impl} "): v for k, v in b.items() if k.startswith(f"{sides[1].impl} ")}
-    rows = [Row([Cell(key), Cell(a.get(key, "-")), Cell(b.get(key, "-"))])
-            for key in dict.fromkeys([*a, *b]) if a.get(key) != b.get(key)]  # fmt: skip
+    rows = [
+        Row([Cell(key), Cell(a.get(key, "-")), Cell(b.get(key, "-"))])
+        for key in dict.fromkeys([*a, *b])
+        if a.get(key) != b.get(key)
+    ]
     columns = [Column("what"), Column(f"A: {sides[0].label}"), Column(f"B: {sides[1].label}")]
-    return Section("what differs: provenance and versions", Table(columns, rows, flags=False),
-                   [] if rows else ["nothing: the same host, commit, options and versions"])  # fmt: skip
+    return Section(
+        "what differs: provenance and versions",
+        Table(columns, rows, flags=False),
+        [] if rows else ["nothing: the same host, commit, options and versions"],
+    )
 
 
 def compare(a: Side, b: Side) -> Report:
@@ -139,5 +166,6 @@ def compare(a: Side, b: Side) -> Report:
         f"A: {a.label}; B: {b.label}. Cells: B/A of the medians over repetitions ± the half-width of the ratio's "
         "95% interval; flags: either side's",
     ]
-    return Report(f"Arena: {b.label} compared with {a.label}", sections=sections, legend=legend,
-                  appendix=[_provenance(sides)])  # fmt: skip
+    return Report(
+        f"Arena: {b.label} compared with {a.label}", sections=sections, legend=legend, appendix=[_provenance(sides)]
+    )

@@ -10,8 +10,8 @@ from arena import lifecycle
 from arena.dashboard.compare import Side, compare
 from arena.errors import UsageError
 from arena.kind import Kind
-from arena.render import html, vendor
-from arena.store import Run, Store
+from arena.report.render import html, vendor
+from arena.results.store import Run, Store
 
 
 def _own(*names: str) -> list[str]:
@@ -27,7 +27,7 @@ def runs() -> str:
                 "kind": run.kind,
                 "suite": run.suite,
                 "started": time.strftime("%Y-%m-%d %H:%M", time.localtime(run.started)),
-                "state": "finished" if run.finished else "unfinished",
+                "state": "finished" if run.finished else "interrupted" if run.interrupted else "unfinished",
                 "measurements": count,
                 "impls": impls,
                 "commit": run.git_commit[:10] + (" (modified)" if run.git_dirty else ""),
@@ -36,8 +36,9 @@ def runs() -> str:
         ]
     finally:
         store.close()
-    return html.page("runs.html", "Arena: runs", _own("runs.js"), _own("arena.css"), runs=listed,
-                     data=html.data(listed))  # fmt: skip
+    return html.page(
+        "runs.html", "Arena: runs", _own("runs.js"), _own("arena.css"), runs=listed, data=html.data(listed)
+    )
 
 
 def _run(store: Store, name: str, kinds: dict[str, Kind]) -> tuple[Run, Kind]:
@@ -84,5 +85,12 @@ def comparison(a: str, b: str, one_run: str | None, kinds: dict[str, Kind]) -> s
 
 
 def console(impls: list[dict]) -> str:
-    return html.page("console.html", "Arena: console", [*vendor.scripts(), *_own("console.js")], _own("arena.css"),
-                     connect_self=True, impls=impls, data=html.data(impls))  # fmt: skip
+    return html.page(
+        "console.html",
+        "Arena: console",
+        [*vendor.scripts(), *_own("console.js")],
+        _own("arena.css"),
+        connect_self=True,
+        impls=impls,
+        data=html.data(impls),
+    )

@@ -15,14 +15,14 @@ from dataclasses import dataclass
 
 from yarl import URL
 
-from arena import cores
-from arena.catalog import Manifest
 from arena.console import Console
-from arena.database import Database, DatabaseError, database
 from arena.errors import ArenaError, UsageError
-from arena.prepare import prepare
-from arena.process import Server, ServerError, free_port
-from arena.toolchain import Toolchains
+from arena.host import cores
+from arena.host.database import Database, DatabaseError, database
+from arena.host.process import Server, ServerError, free_port
+from arena.impls.catalog import Manifest
+from arena.impls.prepare import prepare
+from arena.impls.toolchain import Toolchains
 
 
 @dataclass

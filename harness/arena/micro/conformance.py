@@ -4,9 +4,9 @@ small sizes in both modes, with every check value verified, and bad arguments re
 
 from __future__ import annotations
 
-from arena import cores
-from arena.catalog import Manifest
-from arena.checks import CheckResult, Problem, Severity
+from arena.checks.result import CheckResult, Problem, Severity
+from arena.host import cores
+from arena.impls.catalog import Manifest
 from arena.micro import program, suite
 
 BAD_ARGUMENTS = [

@@ -11,18 +11,19 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-from arena import catalog, cores
-from arena.catalog import Manifest
 from arena.console import Console
+from arena.host import cores
+from arena.impls import catalog
+from arena.impls.catalog import Manifest
+from arena.impls.prepare import prepare
+from arena.impls.toolchain import Toolchains, runtime_version
 from arena.kind import Batch, Task, repetitions
-from arena.measurement import Measurement, Outcome
 from arena.micro import program, search, suite, tables
 from arena.micro.result import ProgramRun, SpawnSearch
 from arena.micro.suite import Bench, Limits, Point
-from arena.prepare import prepare
-from arena.store import Run
-from arena.tables import Report
-from arena.toolchain import Toolchains, runtime_version
+from arena.report.tables import Report
+from arena.results.measurement import Measurement, Outcome
+from arena.results.store import Run
 
 KIND = "micro"
 START_S = 1.5  # starting and stopping a program, for the ETA

@@ -27,10 +27,10 @@ from pathlib import Path
 
 import psutil
 
-from arena import cores
-from arena.catalog import RESULTS, Manifest
+from arena.host import cores
+from arena.host.process import cpu_list, stop_tree, tree_of
+from arena.impls.catalog import RESULTS, Manifest
 from arena.micro.suite import Point
-from arena.process import cpu_list, stop_tree, tree_of
 
 # Most runs end within a second: a short first pause notices that sooner, then the poll settles
 # at a rate that costs the measured cores next to nothing.

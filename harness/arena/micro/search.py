@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from arena.catalog import Manifest
+from arena.impls.catalog import Manifest
 from arena.micro import program
 from arena.micro.result import SpawnSearch
 from arena.micro.suite import Limits, Point

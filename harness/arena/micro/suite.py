@@ -9,10 +9,11 @@ from dataclasses import dataclass, field
 
 import psutil
 
-from arena import cores, published
-from arena.catalog import SPEC
 from arena.errors import UsageError
-from arena.published import Published
+from arena.host import cores
+from arena.impls.catalog import SPEC
+from arena.report import published
+from arena.report.published import Published
 
 SUITE_FILE = SPEC / "micro.toml"
 MODES = ("idiomatic", "copy")

@@ -13,12 +13,12 @@ from __future__ import annotations
 import statistics
 from collections import defaultdict
 
-from arena import pivot
-from arena.measurement import Measurement, Outcome
 from arena.micro.result import ProgramRun, SpawnSearch
 from arena.micro.suite import MAX, Bench
-from arena.stats import summarize
-from arena.tables import Cell, Column, Report, Row, Section, Table, legend
+from arena.report import pivot
+from arena.report.tables import Cell, Column, Report, Row, Section, Table, legend
+from arena.results.measurement import Measurement, Outcome
+from arena.results.stats import summarize
 
 KIND = "micro"
 PAYLOAD = (
@@ -172,8 +172,14 @@ def section(bench: Bench, measurements: list[Measurement]) -> Section | None:
     table = Table(headers, body)
     # The seeds' figures: the bench's metric against its axis, a line per row.
     first = len(headers) - len(columns) - (2 if with_max else 0)
-    drawn = pivot.lines(table, {first + i: float(v) for i, v in enumerate(columns)}, _line_label,
-                         f"{bench.id}: {bench.title}", bench.axis, bench.unit)  # fmt: skip
+    drawn = pivot.lines(
+        table,
+        {first + i: float(v) for i, v in enumerate(columns)},
+        _line_label,
+        f"{bench.id}: {bench.title}",
+        bench.axis,
+        bench.unit,
+    )
     return Section(heading, table, notes, charts=[drawn] if drawn else [])
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from arena.client import Client
+from arena.checks.client import Client
 from arena.rest.scenarios import Point
 
 
@@ -73,8 +73,10 @@ def ceiling(point: Point, result: dict, cpus: int, hash_s: float | None) -> Ceil
         return Ceiling(cycles_rps(model, steps, wait_s), why)
     if kind == "hello-delays":
         settings = point.settings()
-        shown = (f"{model['concurrency']} workers x every {settings['ARENA_HELLO_DELAY_EVERY']}th waits "
-                 f"{int(settings['ARENA_HELLO_DELAY_MS']) / 1000:g} s")  # fmt: skip
+        shown = (
+            f"{model['concurrency']} workers x every {settings['ARENA_HELLO_DELAY_EVERY']}th waits "
+            f"{int(settings['ARENA_HELLO_DELAY_MS']) / 1000:g} s"
+        )
         return Ceiling(hello_delays_rps(point), shown)
     if kind == "bcrypt" and hash_s:
         think = cycles_rps(model, steps, steps * hash_s)

@@ -16,9 +16,9 @@ from collections import defaultdict
 
 from hdrh.histogram import HdrHistogram
 
-from arena.charts import LINE, LINEAR, LOG, PERCENTILE, Chart, Series, Value
-from arena.measurement import Measurement
+from arena.report.charts import LINE, LINEAR, LOG, PERCENTILE, Chart, Series, Value
 from arena.rest.result import counted
+from arena.results.measurement import Measurement
 
 # Points of a distribution: x = 1/(1-p) from 1 (p = 0) up by quarter decades, and the median
 # (x = 2), as far as the histogram holds requests (x < count), then its maximum.
@@ -68,8 +68,18 @@ def distributions(experiment: str, measurements: list[Measurement]) -> list[Char
                 series.append(Series(impl, values, xs))
         if series:
             note = "every request of every steady repetition, merged; the last point of a line is its slowest request"
-            charts.append(Chart(f"latency by percentile: {label(point, cpus)}", LINE, "percentile",
-                                "latency ms", series, x_scale=PERCENTILE, y_scale=LOG, note=note))  # fmt: skip
+            charts.append(
+                Chart(
+                    f"latency by percentile: {label(point, cpus)}",
+                    LINE,
+                    "percentile",
+                    "latency ms",
+                    series,
+                    x_scale=PERCENTILE,
+                    y_scale=LOG,
+                    note=note,
+                )
+            )
     return charts
 
 
@@ -106,6 +116,16 @@ def timelines(experiment: str, measurements: list[Measurement]) -> list[Chart]:
         for metric, (of_slice, of_second) in TIMELINES.items():
             series = [timeline(m, of_slice, of_second) for m in firsts]
             y_scale = LOG if metric.startswith("p") else LINEAR
-            charts.append(Chart(f"{metric} over time: {label(point, cpus)}", LINE, "seconds from the warm-up's start",
-                                metric, series, x_scale=LINEAR, y_scale=y_scale, note=note))  # fmt: skip
+            charts.append(
+                Chart(
+                    f"{metric} over time: {label(point, cpus)}",
+                    LINE,
+                    "seconds from the warm-up's start",
+                    metric,
+                    series,
+                    x_scale=LINEAR,
+                    y_scale=y_scale,
+                    note=note,
+                )
+            )
     return charts

@@ -10,21 +10,24 @@ import math
 import os
 from dataclasses import replace
 
-from arena import catalog, cores, features, reference, verify
-from arena.catalog import RESULTS
+from arena.checks import reference, verify
 from arena.console import Console
-from arena.database import database
-from arena.engine import LoadEngine
+from arena.engines.interface import LoadEngine
+from arena.engines.locust.engine import Locust
 from arena.errors import UsageError
+from arena.host import cores
+from arena.host.database import database
+from arena.impls import catalog
+from arena.impls.catalog import RESULTS
+from arena.impls.prepare import prepare
+from arena.impls.toolchain import Toolchains
 from arena.kind import Batch, Task, repetitions
-from arena.locust.engine import Locust
-from arena.measurement import Measurement
-from arena.prepare import prepare
+from arena.report import features
+from arena.report.tables import Report
 from arena.rest import measure, scenarios, tables
 from arena.rest.starts import Starts, nominal_rps, start_settings
-from arena.store import Run
-from arena.tables import Report
-from arena.toolchain import Toolchains
+from arena.results.measurement import Measurement
+from arena.results.store import Run
 
 USERS_ROWS = 100_000
 ENGINES = ("loadgen", "locust", "both")  # --engine: both measures every point Locust can run twice
@@ -70,11 +73,16 @@ def _engine_options(options: argparse.Namespace, chosen: list[scenarios.Scenario
     if not address.is_loopback and engine != "locust":
         raise UsageError(f"--host {host}: loadgen sends only to loopback; another address is for --engine locust")
     if engine == "locust":
-        refused = [f"{s.id} ({s.profiles[options.suite]['model']['kind']})" for s in chosen
-                   if not Locust.runs(s.profiles[options.suite]["model"])]  # fmt: skip
+        refused = [
+            f"{s.id} ({s.profiles[options.suite]['model']['kind']})"
+            for s in chosen
+            if not Locust.runs(s.profiles[options.suite]["model"])
+        ]
         if refused:
-            raise UsageError(f"Locust runs closed models only, not {', '.join(refused)}: choose closed-model "
-                             "scenarios with --scenario, or --engine loadgen")  # fmt: skip
+            raise UsageError(
+                f"Locust runs closed models only, not {', '.join(refused)}: choose closed-model "
+                "scenarios with --scenario, or --engine loadgen"
+            )
     return {"engine": engine, "workers": workers, "remote_workers": remote, "host": host}
 
 
@@ -122,8 +130,11 @@ class RestKind:
 
     def headline(self, plan: dict) -> str:
         engine = plan.get("engine", "loadgen")
-        workers = f" with {plan['workers']} {'remote ' if plan.get('remote_workers') else ''}worker(s)" if plan.get(
-            "workers") else ""  # fmt: skip
+        workers = (
+            f" with {plan['workers']} {'remote ' if plan.get('remote_workers') else ''}worker(s)"
+            if plan.get("workers")
+            else ""
+        )
         return f"suite {plan['suite']}, cpus {plan['cpus']}, {plan['repeat']} repetition(s), engine {engine}{workers}"
 
     def prepare(self, plan: dict, stored: list[Measurement], console: Console) -> Batch:

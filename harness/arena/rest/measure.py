@@ -10,17 +10,17 @@ import dataclasses
 import os
 from collections.abc import Callable
 
-from arena import cores
-from arena.database import Database, DatabaseError
-from arena.engine import ENGINE_BOUND, EngineError, LoadEngine
+from arena.engines.interface import ENGINE_BOUND, EngineError, LoadEngine
+from arena.host import cores
+from arena.host.database import Database, DatabaseError
+from arena.host.process import Sampler, ServerError
+from arena.impls.toolchain import runtime_version
 from arena.kind import Task
-from arena.measurement import Measurement, Outcome
-from arena.process import Sampler, ServerError
 from arena.rest import ceiling, steady
 from arena.rest.result import HttpResult, metrics_of
 from arena.rest.scenarios import Point
 from arena.rest.starts import Starts
-from arena.toolchain import runtime_version
+from arena.results.measurement import Measurement, Outcome
 
 KIND = "http"
 UNPLANNED_S = 30  # a model whose length only the run can tell (a fixed count of requests)
@@ -116,8 +116,14 @@ def measure(
     )
     if lost:  # what the engine saw is kept, but it measured a server without its database: a failure
         starts.close()
-    return task.measurement(Outcome.FAILED if lost else Outcome.MEASURED, reason=lost or "", flags=flags,
-                            payload=result, versions=versions, parameters=parameters)  # fmt: skip
+    return task.measurement(
+        Outcome.FAILED if lost else Outcome.MEASURED,
+        reason=lost or "",
+        flags=flags,
+        payload=result,
+        versions=versions,
+        parameters=parameters,
+    )
 
 
 def _database_lost(db: Database) -> str | None:

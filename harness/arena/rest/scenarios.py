@@ -13,10 +13,10 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arena import published
-from arena.catalog import SPEC
 from arena.errors import UsageError
-from arena.published import Published
+from arena.impls.catalog import SPEC
+from arena.report import published
+from arena.report.published import Published
 from arena.rest.steady import Rule
 
 SCENARIOS = SPEC / "scenarios"
@@ -102,8 +102,9 @@ class Point:
         """The profile's warm-up (slice and bound), with the rule's defaults for the rest."""
         return Rule(**{**WARMUP[self.suite], **self.profile().get("warmup", {})})
 
-    def engine_scenario(self, port: int, cpus: int, users_csv: Path | None, max_duration_s: float | None,
-                        host: str = "127.0.0.1") -> dict:  # fmt: skip
+    def engine_scenario(
+        self, port: int, cpus: int, users_csv: Path | None, max_duration_s: float | None, host: str = "127.0.0.1"
+    ) -> dict:
         """The engine's scenario document (loadgen/README.md) for this point on a server at
         `host`, warm-up included (rest/steady.py); without a `max_duration_s` the engine's own
         bound applies."""

@@ -21,9 +21,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from arena.database import Database
+from arena.host.database import Database
+from arena.host.process import Server, free_port, running
 from arena.kind import Task
-from arena.process import Server, free_port, running
 from arena.rest import ceiling
 from arena.rest.scenarios import Point
 
@@ -64,8 +64,9 @@ class Start:
 class Starts:
     """The server start in use, replaced as the tasks require and stopped by `close`."""
 
-    def __init__(self, settings: dict[tuple[str, str], dict[str, str]], db: Database | None = None,
-                 host: str = "127.0.0.1") -> None:  # fmt: skip
+    def __init__(
+        self, settings: dict[tuple[str, str], dict[str, str]], db: Database | None = None, host: str = "127.0.0.1"
+    ) -> None:
         self.settings = settings
         # Every start is given these, kept out of the stored settings: the database (ARENA_DB_URL)
         # and where to listen (ARENA_HOST: loopback, or where remote load generators reach it).

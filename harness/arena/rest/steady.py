@@ -33,7 +33,7 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass, field
 
-from arena.steadiness import Rule, Slice, close
+from arena.engines.steadiness import Rule, Slice, close
 
 FLAT, WARMUP, SLOWDOWN, NO_STEADY_STATE = "flat", "warm-up", "slowdown", "no steady state"
 

@@ -11,15 +11,15 @@ import json
 import statistics
 from collections import defaultdict
 
-from arena import pivot
-from arena.charts import Chart
-from arena.engine import ENGINE_BOUND
-from arena.measurement import Measurement
+from arena.engines.interface import ENGINE_BOUND
+from arena.report import pivot
+from arena.report.charts import Chart
+from arena.report.tables import Cell, Column, Report, Row, Section, Table, legend
 from arena.rest import charts as rest_charts
 from arena.rest.result import HttpResult, counted
 from arena.rest.scenarios import Scenario
-from arena.stats import ratio, summarize
-from arena.tables import Cell, Column, Report, Row, Section, Table, legend
+from arena.results.measurement import Measurement
+from arena.results.stats import ratio, summarize
 
 KIND = "http"
 # How each metric is shown: header, scale and decimals.
@@ -126,8 +126,10 @@ def _series(m: Measurement) -> str:
             return ", ".join(shown)
         return " | ".join([", ".join(shown[:at]), ", ".join(shown[at:])] if at else ["", ", ".join(shown)]).strip()
 
-    return (f"rep {m.repetition + 1}, a slice each: ok req/s {values('ok_rps', 0)}; p50 ms {values('p50_ms', 1)}; "
-            f"then measured: {m.payload.metrics['ok_rps']:.1f} ok req/s")  # fmt: skip
+    return (
+        f"rep {m.repetition + 1}, a slice each: ok req/s {values('ok_rps', 0)}; p50 ms {values('p50_ms', 1)}; "
+        f"then measured: {m.payload.metrics['ok_rps']:.1f} ok req/s"
+    )
 
 
 def _workers_note(impl: str, cpus: int, point: dict, group: list[Measurement]) -> str:
@@ -139,8 +141,10 @@ def _workers_note(impl: str, cpus: int, point: dict, group: list[Measurement]) -
     ]
     if not shown:
         return ""
-    return (f"{impl} cpus={cpus} {_label(point)}: each engine worker's share of a core, by repetition: "
-            f"{'; '.join(shown)} (a core above {ENGINE_BOUND:.2f} flags the point engine-bound)")  # fmt: skip
+    return (
+        f"{impl} cpus={cpus} {_label(point)}: each engine worker's share of a core, by repetition: "
+        f"{'; '.join(shown)} (a core above {ENGINE_BOUND:.2f} flags the point engine-bound)"
+    )
 
 
 def _label(point: dict) -> str:
@@ -165,13 +169,17 @@ def _our_rows(scenario: Scenario, measurements: list[Measurement], columns: list
         cells = [Cell(impl), Cell(str(cpus)), Cell(_label(json.loads(point)))]
         unsteady = [m for m in group if m.measured and not steady(m)]
         if unsteady:
-            notes.append(f"{impl} cpus={cpus}: {len(unsteady)} of {len(group)} repetition(s) never became steady "
-                         "within the warm-up's bound; they are not in the medians")  # fmt: skip
+            notes.append(
+                f"{impl} cpus={cpus}: {len(unsteady)} of {len(group)} repetition(s) never became steady "
+                "within the warm-up's bound; they are not in the medians"
+            )
             notes += [f"{impl} never steady, {_series(m)}" for m in unsteady]
         crashed = [m for m in group if m.measured and "crashed" in m.flags]
         if crashed:
-            notes.append(f"{impl} cpus={cpus}: {len(crashed)} of {len(group)} repetition(s) lost their server "
-                         "during the measurement; they are not in the medians")  # fmt: skip
+            notes.append(
+                f"{impl} cpus={cpus}: {len(crashed)} of {len(group)} repetition(s) lost their server "
+                "during the measurement; they are not in the medians"
+            )
         if note := _warmup_note(impl, cpus, group):
             notes.append(note)
         for i, column in enumerate(columns):
@@ -259,8 +267,16 @@ def _bar_charts(scenario: Scenario, table: Table, columns: list[str]) -> list[Ch
         header = METRICS.get(column, (column, 1, 1))[0]
         tables = "; ".join(dict.fromkeys(p.table for p in scenario.published if p.metric == column))
         note = f"(seed): {scenario.source}, {tables}" if tables else ""
-        chart = pivot.bars(table, LABELS + columns.index(column), 0, _category, f"{scenario.id}: {header}",
-                            header, "core budget and point", note=note)  # fmt: skip
+        chart = pivot.bars(
+            table,
+            LABELS + columns.index(column),
+            0,
+            _category,
+            f"{scenario.id}: {header}",
+            header,
+            "core budget and point",
+            note=note,
+        )
         made += [chart] if chart else []
     return made
 
@@ -279,8 +295,10 @@ def _ceiling_notes(scenario: Scenario, measurements: list[Measurement]) -> list[
             notes.append(f"ceiling at {label}: {statistics.median(rates):,.1f} req/s, from {why}")
         else:
             rates = [rate for values in whys.values() for rate in values]
-            notes.append(f"ceiling at {label}: {min(rates):,.1f} to {max(rates):,.1f} req/s, from each server's own "
-                         f"measurement ({next(iter(whys))}, ...)")  # fmt: skip
+            notes.append(
+                f"ceiling at {label}: {min(rates):,.1f} to {max(rates):,.1f} req/s, from each server's own "
+                f"measurement ({next(iter(whys))}, ...)"
+            )
     return notes
 
 
@@ -295,22 +313,32 @@ def cold_start(measurements: list[Measurement]) -> Section | None:
     for impl, cpus, experiment in sorted({(m.impl, m.cpus, m.experiment) for m in openers}):
         starts = [m for m in openers if (m.impl, m.cpus, m.experiment) == (impl, cpus, experiment)]
         reached = [t for t in (_steady_from_start(m.payload) for m in starts) if t is not None]
-        rows.append(Row([
-            Cell(impl),
-            Cell(str(cpus)),
-            Cell.value(summarize([m.payload.ready_s for m in starts]), 1, 2),
-            Cell.value(summarize(reached), 1, 1) if reached else Cell("never"),
-            Cell(experiment),
-        ]))  # fmt: skip
-    columns = [Column("impl"), Column("cpus", numeric=True), Column("first answer s", numeric=True),
-               Column("steady s", numeric=True), Column("under the load of")]  # fmt: skip
+        rows.append(
+            Row(
+                [
+                    Cell(impl),
+                    Cell(str(cpus)),
+                    Cell.value(summarize([m.payload.ready_s for m in starts]), 1, 2),
+                    Cell.value(summarize(reached), 1, 1) if reached else Cell("never"),
+                    Cell(experiment),
+                ]
+            )
+        )
+    columns = [
+        Column("impl"),
+        Column("cpus", numeric=True),
+        Column("first answer s", numeric=True),
+        Column("steady s", numeric=True),
+        Column("under the load of"),
+    ]
     notes = [
         "first answer: from the process's start to its first correct answer to GET /, polled every 10 ms",
         "steady: from the process's start until the load of its first point was steady (rest/steady.py); "
         "every start then serves the repetition's other points in turn (rest/starts.py)",
     ]
-    return Section("cold start: seconds from process start, over every start of the run", Table(columns, rows,
-                   flags=False), notes)  # fmt: skip
+    return Section(
+        "cold start: seconds from process start, over every start of the run", Table(columns, rows, flags=False), notes
+    )
 
 
 # What the cross-check compares, Locust's over loadgen's.
@@ -347,10 +375,18 @@ def cross_check(measurements: list[Measurement]) -> Section | None:
         rows.append(Row(cells))
     if not rows:
         return None
-    columns = [Column("experiment"), Column("impl"), Column("cpus", numeric=True), Column("point"),
-               *(Column(f"{header} Locust/loadgen", numeric=True) for header in CROSS_CHECKED.values())]  # fmt: skip
-    return Section("cross-check: the same points measured by Locust and by loadgen in this run",
-                   Table(columns, rows, flags=False), CROSS_CHECK_NOTES)  # fmt: skip
+    columns = [
+        Column("experiment"),
+        Column("impl"),
+        Column("cpus", numeric=True),
+        Column("point"),
+        *(Column(f"{header} Locust/loadgen", numeric=True) for header in CROSS_CHECKED.values()),
+    ]
+    return Section(
+        "cross-check: the same points measured by Locust and by loadgen in this run",
+        Table(columns, rows, flags=False),
+        CROSS_CHECK_NOTES,
+    )
 
 
 def report(title: str, scenarios: list[Scenario], measurements: list[Measurement], skipped: list[str]) -> Report:

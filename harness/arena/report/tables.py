@@ -1,0 +1,105 @@
+"""The table model every summary is made of: a report of sections, one per experiment or bench,
+each with one table of rows and cells and the charts of arena.charts. The kinds build it once from
+the stored measurements; the renderers (render/terminal.py, render/markdown.py, render/html.py)
+write it, and none reads another's output."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from arena.results.stats import Summary
+
+if TYPE_CHECKING:
+    from arena.report.charts import Chart
+
+# What each validity flag on a row means; the legend lists those a report uses.
+FLAGS = {
+    "noisy": "the coefficient of variation of the table's main value over repetitions is above 10%",
+    "engine-bound": "the load engine used > 90% of its cores: the number may measure the engine",
+    "errors": "more than 1% of requests failed",
+    "crashed": "the server exited or could not be started: a REST point leaves those repetitions out of its medians",
+    "shared-cores": "no core was left for the engine: it shared the server's cores",
+    "failed": "a repetition or point produced no measurement (see the notes)",
+    "unsteady": (
+        "a warm-up did not become steady within its bound: a REST point leaves those repetitions out of its "
+        "medians; a micro-benchmark cell keeps them (see its warm-up table)"
+    ),
+}
+CELLS = "Cells: median over repetitions ± half-width of the 95% confidence interval of the mean (Student's t)."
+
+
+@dataclass(frozen=True)
+class Column:
+    header: str
+    essential: bool = True  # kept when the terminal is too narrow to show every column
+    numeric: bool = False  # aligned right
+
+
+@dataclass(frozen=True)
+class Cell:
+    """A label, or a value over repetitions: its median and 95% interval (`summary`), shown at
+    `scale` with `digits` decimals, and what else it needs to say (`suffix`, e.g. "(1 failed)")."""
+
+    text: str = "-"
+    summary: Summary | None = None
+    scale: float = 1.0
+    digits: int = 0
+    suffix: str = ""
+
+    @staticmethod
+    def value(summary: Summary, scale: float = 1.0, digits: int = 0, suffix: str = "") -> Cell:
+        return Cell(summary=summary, scale=scale, digits=digits, suffix=suffix)
+
+    def show(self) -> str:
+        shown = self.summary.show(self.scale, self.digits) if self.summary is not None else self.text
+        return shown + self.suffix
+
+
+@dataclass(frozen=True)
+class Row:
+    cells: list[Cell]
+    flags: list[str] = field(default_factory=list)
+    seed: bool = False  # the seed's published values, not a measurement of ours
+
+
+@dataclass
+class Table:
+    columns: list[Column]
+    rows: list[Row]
+    flags: bool = True  # renderers add a last column, "flags", from each row's flags
+
+    def __post_init__(self) -> None:
+        for row in self.rows:
+            if len(row.cells) != len(self.columns):
+                raise ValueError(f"a row of {len(row.cells)} cells in a table of {len(self.columns)} columns")
+
+
+@dataclass
+class Section:
+    """One experiment or bench: its heading, its table, notes under it, and its charts (drawn by
+    the HTML report only; the terminal and Markdown show the table)."""
+
+    heading: str
+    table: Table | None = None
+    notes: list[str] = field(default_factory=list)
+    skipped: str = ""  # why it has no table (an experiment still pending)
+    charts: list[Chart] = field(default_factory=list)
+
+
+@dataclass
+class Report:
+    title: str
+    preamble: list[str] = field(default_factory=list)  # lines under the title (the machine, ...)
+    sections: list[Section] = field(default_factory=list)
+    legend: list[str] = field(default_factory=list)  # what the cells and flags mean
+    skipped: list[str] = field(default_factory=list)  # what the run skipped, and why
+    # Sections after the results, for the files (summary.md, report.html) and not the terminal:
+    # the implementations compared feature by feature, the run's provenance.
+    appendix: list[Section] = field(default_factory=list)
+
+
+def legend(sections: list[Section], always: tuple[str, ...] = ("noisy",), extra: tuple[str, ...] = ()) -> list[str]:
+    """The cells' meaning, `extra` lines, then every flag the tables use (and those in `always`)."""
+    used = set(always) | {flag for s in sections if s.table for row in s.table.rows for flag in row.flags}
+    return [CELLS, *extra, *(f"{flag}: {meaning}" for flag, meaning in FLAGS.items() if flag in used)]

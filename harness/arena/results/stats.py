@@ -1,0 +1,79 @@
+"""Statistics over repetitions: median, a 95% confidence interval, the coefficient of variation, and
+the ratio of two such summaries with its own interval."""
+
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import dataclass
+
+NOISY_COV = 0.10
+
+# Two-sided 95% quantiles of Student's t for 1..30 degrees of freedom; beyond that, the normal's.
+_T95 = [
+    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+    2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+    2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+]
+
+
+def t95(dof: int) -> float:
+    return _T95[dof - 1] if dof <= len(_T95) else 1.960
+
+
+@dataclass(frozen=True)
+class Summary:
+    n: int
+    median: float
+    mean: float
+    ci_low: float  # 95% interval of the mean (Student's t); equal to the value when n == 1
+    ci_high: float
+    cov: float | None  # stdev / mean; None when it cannot be computed (n < 2 or mean 0)
+
+    @property
+    def noisy(self) -> bool:
+        return self.cov is not None and self.cov > NOISY_COV
+
+    def show(self, scale: float = 1.0, digits: int = 0) -> str:
+        """'1234 ±56' (the half-width of the interval), or just the value for one repetition."""
+        value = f"{self.median * scale:.{digits}f}"
+        if self.n < 2:
+            return value
+        half = (self.ci_high - self.ci_low) / 2 * scale
+        return f"{value} ±{half:.{digits}f}"
+
+
+def summarize(values: list[float]) -> Summary:
+    if not values:
+        raise ValueError("no values to summarize")
+    n = len(values)
+    mean = statistics.fmean(values)
+    median = statistics.median(values)
+    if n < 2:
+        return Summary(n, median, mean, mean, mean, None)
+    stdev = statistics.stdev(values)
+    half = t95(n - 1) * stdev / math.sqrt(n)
+    cov = stdev / abs(mean) if mean else None
+    return Summary(n, median, mean, mean - half, mean + half, cov)
+
+
+@dataclass(frozen=True)
+class Ratio:
+    value: float
+    low: float | None  # None when either side has one repetition
+    high: float | None
+
+    def show(self) -> str:
+        shown = f"{self.value:.3f}"
+        return shown if self.low is None else f"{shown} ±{(self.high - self.low) / 2:.3f}"
+
+
+def ratio(a: Summary, b: Summary) -> Ratio | None:
+    """B over A, medians, with the delta method's 95% interval; None when A is zero."""
+    if not a.median or not a.mean or not b.mean:
+        return None
+    value = b.median / a.median
+    if a.n < 2 or b.n < 2:
+        return Ratio(value, None, None)
+    relative = math.hypot((a.ci_high - a.ci_low) / 2 / a.mean, (b.ci_high - b.ci_low) / 2 / b.mean)
+    return Ratio(value, value * (1 - relative), value * (1 + relative))

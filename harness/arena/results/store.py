@@ -1,0 +1,341 @@
+"""results/arena.sqlite: every run and every measurement, with its provenance and validity flags.
+
+A measurement is written in one transaction as soon as it is finished, so an interrupted run keeps
+everything it finished, and `--resume` finds what is left by its key. A store written before
+measurements had a typed outcome (schema 0), or before runs recorded an interruption (schema 1), is
+upgraded in place when it is opened.
+
+The store is in WAL mode: a report or the dashboard reading while a run writes neither waits for
+the run nor makes it wait, and a write that cannot be made (a full disk) is rolled back whole, as a
+StoreError, leaving what was stored before intact.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.impls.catalog import RESULTS
+from arena.errors import ArenaError
+from arena.results.measurement import Measurement, Outcome, decode, encode
+
+SCHEMA_VERSION = 2
+# How long a connection waits for another's write (a store opened as another is upgraded): never
+# reached by WAL's readers, and far above any single write.
+BUSY_TIMEOUT_S = 30
+TABLES = [
+    """
+CREATE TABLE IF NOT EXISTS runs (
+    id INTEGER PRIMARY KEY,
+    name TEXT UNIQUE NOT NULL,        -- also the folder results/<name>/
+    started REAL NOT NULL,
+    finished REAL,                    -- NULL while running or when interrupted
+    interrupted REAL,                 -- when Ctrl-C or a signal stopped it last; NULL otherwise
+    suite TEXT NOT NULL,
+    plan TEXT NOT NULL,               -- JSON: the kind and the options the run was started with
+    host TEXT NOT NULL,               -- JSON: CPU model, cores, kernel, memory
+    git_commit TEXT NOT NULL,
+    git_dirty INTEGER NOT NULL
+)""",
+    """
+CREATE TABLE IF NOT EXISTS measurements (
+    id INTEGER PRIMARY KEY,
+    run_id INTEGER NOT NULL REFERENCES runs(id),
+    kind TEXT NOT NULL,               -- 'http' (a scenario point) or 'micro'
+    impl TEXT NOT NULL,
+    experiment TEXT NOT NULL,         -- scenario or bench id
+    point TEXT NOT NULL,              -- JSON of the point's parameters
+    cpus INTEGER NOT NULL,
+    repetition INTEGER NOT NULL,
+    created REAL NOT NULL,
+    outcome TEXT NOT NULL CHECK (outcome IN ('measured', 'failed', 'not run')),
+    reason TEXT NOT NULL,             -- why it failed or was not run; '' when measured
+    versions TEXT NOT NULL,           -- JSON: runtime, framework, libraries, engine
+    parameters TEXT NOT NULL,         -- JSON: what was asked (engine scenario, settings, cores, ...)
+    flags TEXT NOT NULL,              -- JSON list: engine-bound, errors, crashed, shared-cores
+    payload TEXT,                     -- JSON {"type": ..., ...}: the kind's own result, or NULL
+    UNIQUE (run_id, kind, impl, experiment, point, cpus, repetition)
+)""",
+    """
+CREATE TABLE IF NOT EXISTS notes (    -- what a run skipped, and why
+    run_id INTEGER NOT NULL REFERENCES runs(id),
+    text TEXT NOT NULL,
+    UNIQUE (run_id, text)
+)""",
+]
+MEASUREMENTS = TABLES[1]
+
+
+class StoreBusy(ArenaError):
+    """Another process is running measurements on the same results folder."""
+
+
+class StoreError(ArenaError):
+    """A write the store could not make (a full disk, a read-only folder); nothing of it was kept."""
+
+
+@dataclass(frozen=True)
+class Run:
+    id: int
+    name: str
+    kind: str  # 'http' for `arena run`, 'micro' for `arena micro`
+    suite: str
+    plan: dict
+    host: dict
+    git_commit: str
+    git_dirty: bool
+    finished: float | None
+    started: float = 0.0
+    interrupted: float | None = None  # when a stop signal ended it last, if it has not finished since
+
+    @staticmethod
+    def of(row: sqlite3.Row) -> Run:
+        plan = json.loads(row["plan"])
+        as_stored = {key: row[key] for key in ("id", "name", "suite", "git_commit", "finished", "started", "interrupted")}
+        kind = plan.get("kind", "http")  # runs from before micro-benchmarks have no kind
+        return Run(**as_stored, kind=kind, plan=plan, host=json.loads(row["host"]), git_dirty=bool(row["git_dirty"]))
+
+
+class Store:
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or RESULTS / "arena.sqlite"
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S)
+        self.db.row_factory = sqlite3.Row
+        # One explicit transaction: an upgrade that fails half-way leaves the store as it was. A
+        # current store is only read here, so that opening it (a report, a dashboard page) takes no
+        # write lock from a run.
+        try:
+            self.db.execute("PRAGMA journal_mode = WAL")
+            if self.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION:
+                return
+            self.db.execute("BEGIN")
+            if "metrics" in self._columns("measurements"):
+                _upgrade_from_0(self.db)
+            for table in TABLES:
+                self.db.execute(table)
+            if "interrupted" not in self._columns("runs"):  # schema 1
+                self.db.execute("ALTER TABLE runs ADD COLUMN interrupted REAL")
+            self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            self.db.commit()
+        except (sqlite3.Error, KeyError, ValueError) as err:
+            self.db.rollback()
+            raise ArenaError(f"{self.path}: cannot open or upgrade the store: {err}") from err
+
+    def _columns(self, table: str) -> set[str]:
+        return {row["name"] for row in self.db.execute(f"PRAGMA table_info({table})")}
+
+    def claim(self) -> None:
+        """Makes this process the only one measuring: two runs at once would disturb each other's
+        numbers and could store the same measurement twice. Released when the process ends."""
+        self._lock = (self.path.parent / "arena.lock").open("a+")
+        try:
+            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self._lock.seek(0)
+            raise StoreBusy(
+                f"another arena run is measuring (pid {self._lock.read().strip() or '?'}); wait for it to end"
+            ) from None
+        self._lock.truncate(0)
+        self._lock.write(str(os.getpid()))
+        self._lock.flush()
+
+    @contextmanager
+    def _writing(self, what: str) -> Iterator[None]:
+        """One write transaction, committed whole or, when the disk cannot take it, not at all."""
+        try:
+            with self.db:
+                yield
+        except sqlite3.OperationalError as err:
+            raise StoreError(f"{self.path}: cannot store {what}: {err}") from err
+
+    def close(self) -> None:
+        """Closes the database and gives up the claim, if this store holds it."""
+        self.db.close()
+        if hasattr(self, "_lock"):
+            self._lock.close()
+
+    def start_run(self, name: str, suite: str, plan: dict, host: dict, commit: str, dirty: bool) -> Run:
+        """A new run named `name`, or `name-2`, `name-3`, ... when runs started within the same second."""
+        taken = {row[0] for row in self.db.execute("SELECT name FROM runs WHERE name GLOB ?", (f"{name}*",))}
+        unique = next(n for n in (name, *(f"{name}-{i}" for i in range(2, len(taken) + 2))) if n not in taken)
+        with self._writing("a new run"):
+            cursor = self.db.execute(
+                "INSERT INTO runs (name, started, suite, plan, host, git_commit, git_dirty) VALUES (?,?,?,?,?,?,?)",
+                (unique, time.time(), suite, json.dumps(plan), json.dumps(host), commit, int(dirty)),
+            )
+        return self._run("id = ?", cursor.lastrowid)
+
+    def _run(self, where: str, *args: object) -> Run | None:
+        row = self.db.execute(f"SELECT * FROM runs WHERE {where} ORDER BY id DESC LIMIT 1", args).fetchone()
+        return Run.of(row) if row else None
+
+    def last_run(self) -> Run | None:
+        return self._run("1")
+
+    def run_by_name(self, name: str) -> Run | None:
+        return self._run("name = ?", name)
+
+    def runs(self) -> list[tuple[Run, int, list[str]]]:
+        """Every run, newest first, with its number of measurements and its implementations."""
+        query = "SELECT run_id, COUNT(*), GROUP_CONCAT(DISTINCT impl) FROM measurements GROUP BY run_id"
+        counted = {row[0]: (row[1], sorted(row[2].split(",")) if row[2] else []) for row in self.db.execute(query)}
+        rows = self.db.execute("SELECT * FROM runs ORDER BY id DESC")
+        return [(run, *counted.get(run.id, (0, []))) for run in map(Run.of, rows)]
+
+    def last_unfinished(self, kind: str) -> Run | None:
+        """The newest unfinished run of a kind ('http' for `arena run`, 'micro' for `arena micro`)."""
+        rows = self.db.execute("SELECT * FROM runs WHERE finished IS NULL ORDER BY id DESC")
+        return next((run for run in map(Run.of, rows) if run.kind == kind), None)
+
+    def finish_run(self, run_id: int) -> Run:
+        """Marks the run finished and returns it as stored now."""
+        with self._writing("the end of the run"):
+            self.db.execute("UPDATE runs SET finished = ? WHERE id = ?", (time.time(), run_id))
+        return self._run("id = ?", run_id)
+
+    def interrupt_run(self, run_id: int) -> None:
+        """Records that a stop signal ended the run before its end (a resume may finish it later)."""
+        with self._writing("the interruption"):
+            self.db.execute("UPDATE runs SET interrupted = ? WHERE id = ?", (time.time(), run_id))
+
+    def add_note(self, run_id: int, text: str) -> None:
+        with self._writing("a note"):
+            self.db.execute("INSERT OR IGNORE INTO notes (run_id, text) VALUES (?, ?)", (run_id, text))
+
+    def notes(self, run_id: int) -> list[str]:
+        return [row[0] for row in self.db.execute("SELECT text FROM notes WHERE run_id = ? ORDER BY rowid", (run_id,))]
+
+    def done_keys(self, run_id: int) -> set[tuple]:
+        rows = self.db.execute(
+            "SELECT kind, impl, experiment, point, cpus, repetition FROM measurements WHERE run_id = ?", (run_id,)
+        )
+        return {tuple(row) for row in rows}
+
+    def add(self, run_id: int, m: Measurement) -> None:
+        with self._writing("a measurement"):
+            self.db.execute(
+                """INSERT INTO measurements (run_id, kind, impl, experiment, point, cpus, repetition, created,
+                   outcome, reason, versions, parameters, flags, payload) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)""",
+                (
+                    run_id,
+                    m.kind,
+                    m.impl,
+                    m.experiment,
+                    m.point,
+                    m.cpus,
+                    m.repetition,
+                    time.time(),
+                    m.outcome.value,
+                    m.reason,
+                    json.dumps(m.versions),
+                    json.dumps(m.parameters),
+                    json.dumps(m.flags),
+                    encode(m.payload),
+                ),
+            )
+
+    def measurements(self, run_id: int) -> list[Measurement]:
+        rows = self.db.execute("SELECT * FROM measurements WHERE run_id = ? ORDER BY id", (run_id,))
+        return [_measurement(row) for row in rows]
+
+
+def _measurement(row: sqlite3.Row) -> Measurement:
+    as_stored = {key: row[key] for key in ("kind", "impl", "experiment", "point", "cpus", "repetition", "reason")}
+    as_json = {key: json.loads(row[key]) for key in ("versions", "parameters", "flags")}
+    return Measurement(**as_stored, **as_json, outcome=Outcome(row["outcome"]), payload=decode(row["payload"]))
+
+
+# --- schema 0: outcomes were sentinel keys inside `metrics` ----------------------------------------
+
+_V0_MICRO_RUN = ("elapsed_s", "wall_s", "check")
+
+
+def _upgrade_from_0(db: sqlite3.Connection) -> None:
+    """Rewrites every measurement of a schema-0 store in the envelope-and-payload shape, in the
+    transaction the caller holds. The payloads written are those of rest/result.py (HttpResult) and
+    micro/result.py (ProgramRun, SpawnSearch)."""
+    db.execute("ALTER TABLE measurements RENAME TO measurements_v0")
+    db.execute(MEASUREMENTS)
+    for row in db.execute("SELECT * FROM measurements_v0 ORDER BY id").fetchall():
+        outcome, reason, flags, payload = _upgraded(row)
+        db.execute(
+            """INSERT INTO measurements (id, run_id, kind, impl, experiment, point, cpus, repetition, created,
+               outcome, reason, versions, parameters, flags, payload) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)""",
+            (
+                row["id"],
+                row["run_id"],
+                row["kind"],
+                row["impl"],
+                row["experiment"],
+                row["point"],
+                row["cpus"],
+                row["repetition"],
+                row["created"],
+                outcome,
+                reason,
+                row["versions"],
+                row["parameters"],
+                json.dumps(flags),
+                json.dumps(payload) if payload else None,
+            ),
+        )
+    db.execute("DROP TABLE measurements_v0")
+
+
+def _upgraded(row: sqlite3.Row) -> tuple[str, str, list[str], dict | None]:
+    """(outcome, reason, flags, payload) of one schema-0 measurement."""
+    metrics, series = json.loads(row["metrics"]), json.loads(row["series"])
+    flags = [flag for flag in json.loads(row["flags"]) if flag != "failed"]  # now an outcome
+    usage = {"cpu_s": row["server_cpu_s"], "peak_rss_kb": row["server_peak_rss_kb"]}
+    if metrics.get("not_run"):
+        return "not run", metrics["failure"].removeprefix("not run: "), flags, None
+    if row["kind"] == "micro" and "max_procs" in metrics:
+        found = {
+            k: metrics.get(k) for k in ("max_procs", "budget_mb", "stopped_by", "us_per_spawn", "bytes_per_process")
+        }
+        search = {"type": "SpawnSearch", **found, "steps": series}
+        if metrics["max_procs"]:
+            return "measured", "", flags, search
+        return "failed", metrics["stopped_by"], flags, search
+    if "failure" in metrics:
+        if row["kind"] == "micro":
+            failed_run = {
+                "type": "ProgramRun",
+                "metric": {},
+                "check": {},
+                "elapsed_s": None,
+                "wall_s": None,
+                **usage,
+                "log": metrics.get("log", ""),
+            }
+            return "failed", metrics["failure"], flags, failed_run
+        return "failed", metrics["failure"], flags, None
+    if row["kind"] == "micro":
+        program = {
+            "type": "ProgramRun",
+            "metric": {k: v for k, v in metrics.items() if k not in _V0_MICRO_RUN},
+            "check": metrics.get("check", {}),
+            "elapsed_s": metrics.get("elapsed_s"),
+            "wall_s": metrics.get("wall_s"),
+            **usage,
+            "log": "",
+        }
+        return "measured", "", flags, program
+    http = {
+        "type": "HttpResult",
+        "metrics": metrics,
+        "histograms": json.loads(row["histograms"]),
+        "series": series,
+        "server_cpu_s": row["server_cpu_s"],
+        "server_peak_rss_kb": row["server_peak_rss_kb"],
+        "engine_cpu_s": row["engine_cpu_s"],
+    }
+    return "measured", "", flags, http
