@@ -1,4 +1,4 @@
-// Draws report.html's charts (arena/charts.py's model, embedded as JSON) with Chart.js and its
+// Draws report.html's charts (arena/report/charts.py's model, embedded as JSON) with Chart.js and its
 // error-bar plugin, both inlined before this script. Nothing here fetches anything.
 "use strict";
 

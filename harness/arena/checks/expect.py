@@ -1,5 +1,5 @@
 """What a conformance check expects of an answer, and the problems it found: the context every check
-of `verify.py` and `record_checks.py` shares."""
+of `verify.py` and `records.py` shares."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ Method:
    core, far below the ~60,000 requests a second the engine sends from one core
    (loadgen/README.md). Every answer must be 200 with `"message": "done"`.
 2. Sustained rate S: a closed model of `USERS` users without think time. It is warmed up until
-   steady (arena/steadiness.py's rule, `WARMUP`) and then measured for `SUSTAIN_S`. S is its ok
+   steady (arena/engines/steadiness.py's rule, `WARMUP`) and then measured for `SUSTAIN_S`. S is its ok
    req/s.
 3. One open model with three stages, on the server the closed model left warm: normal (S/2) for
    `BASELINE_S`, overload (2 S) for `OVERLOAD_S`, then normal for `RECOVERY_S`. It first warms up

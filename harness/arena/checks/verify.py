@@ -533,7 +533,7 @@ def _on_a_fresh_start(
 
 
 def abuse_checks(manifest: Manifest, cores: list[int], report: Callable[[CheckResult], None]) -> list[CheckResult]:
-    """The abuse checks (arena/abuse.py) on a fresh start of `manifest`, its memory watched."""
+    """The abuse checks (arena/checks/abuse.py) on a fresh start of `manifest`, its memory watched."""
     return _on_a_fresh_start(manifest, len(cores), cores, lambda _: ABUSE_CHECKS, report)
 
 
@@ -546,7 +546,7 @@ OVERLOAD_CHECK = (
 def overload_check(
     manifest: Manifest, cpus: int, engine: LoadEngine, report: Callable[[CheckResult], None]
 ) -> CheckResult:
-    """The overload run (arena/overload.py) on a fresh start of `manifest` with `cpus` cores, the
+    """The overload run (arena/checks/overload.py) on a fresh start of `manifest` with `cpus` cores, the
     engine on the cores left; not part of the suite."""
     server_cores, engine_cores, shared = cores.split(cpus)
 

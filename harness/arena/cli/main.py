@@ -315,13 +315,13 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument(
         "--abuse",
         action="store_true",
-        help="then the abuse checks (arena/abuse.py): slowloris, idle connections, oversized headers and "
+        help="then the abuse checks (arena/checks/abuse.py): slowloris, idle connections, oversized headers and "
         "bodies, ambiguous framing",
     )
     s.add_argument(
         "--overload",
         action="store_true",
-        help="then twice the sustained rate for 10 s: time to recover (arena/overload.py)",
+        help="then twice the sustained rate for 10 s: time to recover (arena/checks/overload.py)",
     )
     s.set_defaults(func=cmd_verify)
 

@@ -3,8 +3,8 @@ engine's own CPU out.
 
 Both documents are loadgen's (loadgen/README.md), the contract every engine keeps: an engine that
 is not loadgen translates the scenario it is given and returns its measurement in the same shape,
-so the REST kind measures and stores alike whichever engine ran: loadgen (arena/loadgen.py), or
-Locust's master and workers (arena/locust/); the tests plug in fakes.
+so the REST kind measures and stores alike whichever engine ran: loadgen (arena/engines/loadgen.py), or
+Locust's master and workers (arena/engines/locust/); the tests plug in fakes.
 """
 
 from __future__ import annotations

@@ -185,7 +185,7 @@ class Server:
 
 
 class Processes(Protocol):
-    """Something whose processes can be sampled: a server, or the database (arena/database.py)."""
+    """Something whose processes can be sampled: a server, or the database (arena/host/database.py)."""
 
     def tree(self) -> list[psutil.Process]: ...
 

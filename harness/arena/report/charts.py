@@ -1,10 +1,10 @@
-"""The charts of the table model (arena.tables): what a picture shows, as plain data, for the HTML
+"""The charts of the table model (arena.report.tables): what a picture shows, as plain data, for the HTML
 renderer to draw. None of it knows how it is drawn.
 
 A bar chart has categories (the seed's x axis: cores, rate, a point) and a series per
 implementation; a line chart has a series per implementation over a numeric x. Every value may
 carry its 95% interval (drawn as whiskers) and the validity flags of the row it came from (drawn on
-the bar). Charts of metrics a table already shows are pivots of that table (arena/pivot.py), so a
+the bar). Charts of metrics a table already shows are pivots of that table (arena/report/pivot.py), so a
 picture never disagrees with the numbers beside it; curves and timelines that no table holds are
 built by the kinds from their stored measurements.
 """

@@ -96,7 +96,7 @@ def section(manifests: list[Manifest], toolchains: Toolchains | None = None) -> 
     notes += [
         f"(seed) rows: {source}, for the seed's own Go, Node.js (TypeScript) and Elixir servers",
         "source and test lines: code lines (no comments or blanks) that cloc counts in the files git tracks "
-        "(arena/features.py says which count as tests)",
+        "(arena/report/features.py says which count as tests)",
     ]
     columns = [
         Column("impl"),

@@ -1,4 +1,4 @@
-"""Charts of the metrics a table already shows, pivoted from the table itself (arena.tables): a
+"""Charts of the metrics a table already shows, pivoted from the table itself (arena.report.tables): a
 column as grouped bars, or a row of columns as a line. The picture and the numbers beside it come
 from the same cells, so they cannot disagree."""
 

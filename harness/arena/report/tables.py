@@ -1,5 +1,5 @@
 """The table model every summary is made of: a report of sections, one per experiment or bench,
-each with one table of rows and cells and the charts of arena.charts. The kinds build it once from
+each with one table of rows and cells and the charts of arena.report.charts. The kinds build it once from
 the stored measurements; the renderers (render/terminal.py, render/markdown.py, render/html.py)
 write it, and none reads another's output."""
 

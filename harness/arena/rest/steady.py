@@ -9,7 +9,7 @@ or within 2 ms of it — the measured window
 begins, with no pause for a closed model's users and, for an open schedule or a fixed count, once
 the warm-up's requests are answered (loadgen/README.md, "Warm-up until steady"). The warm-up is
 bounded by the profile's `max_s`; a point that is not steady by then is measured all the same and
-flagged `unsteady`. The rule's parameters and its check are arena/steadiness.py's (`Rule` is given
+flagged `unsteady`. The rule's parameters and its check are arena/engines/steadiness.py's (`Rule` is given
 to the engine as the scenario's `warmup`); this module reads what the engine did and classifies it.
 
 Why these bands: a slice's median latency is mostly queueing when many connections open at once on

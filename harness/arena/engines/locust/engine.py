@@ -1,4 +1,4 @@
-"""Locust, the thesis' own tool, behind the engine interface (arena/engine.py): a master and its
+"""Locust, the thesis' own tool, behind the engine interface (arena/engines/interface.py): a master and its
 workers run the scenario document through one generic locustfile (locustfile.py) and return
 loadgen's result document, so the REST kind measures and stores alike whichever engine ran.
 

@@ -10,7 +10,7 @@ that runs the steps in order and thinks between iterations, as the own engine's 
 Measuring: a request-event hook on every worker buckets each answer by the tenth of a second it
 completed in (counts, errors by kind, a 2-digit histogram), and flushes those buckets to the
 master twice a second. The master cuts them into the warm-up's slices, applies the same
-steadiness rule as the own engine (arena/steadiness.py), and then announces the measured window;
+steadiness rule as the own engine (arena/engines/steadiness.py), and then announces the measured window;
 the workers record the window's answers in full-resolution HdrHistograms (microseconds, 3
 significant digits) per step, and send them when the window ends. The master merges everything
 into loadgen's result document, writes it to ARENA_RESULT and stops the test.
