@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from arena.report.charts import BAR, LINE, LOG, PERCENTILE, Chart, Series, Value
+from arena.report.charts import BAR, Chart, Series, Value
 from arena.report.tables import Cell, Column, Report, Row, Section, Table
 from arena.rest import charts as rest_charts
 from arena.results.measurement import Measurement
@@ -103,17 +103,7 @@ def _distributions(sides: tuple[Side, Side]) -> list[Chart]:
                 name = side.label if side.impl else f"{impl} @ {side.label}"
                 series.append(Series(name, values, xs))
         experiment, point, cpus = key
-        charts.append(
-            Chart(
-                f"latency by percentile: {experiment} {rest_charts.label(point, cpus)}",
-                LINE,
-                "percentile",
-                "latency ms",
-                series,
-                x_scale=PERCENTILE,
-                y_scale=LOG,
-            )
-        )
+        charts.append(rest_charts.percentile_chart(f"{experiment} {rest_charts.label(point, cpus)}", series))
     return charts
 
 

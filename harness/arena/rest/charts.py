@@ -68,19 +68,14 @@ def distributions(experiment: str, measurements: list[Measurement]) -> list[Char
                 series.append(Series(impl, values, xs))
         if series:
             note = "every request of every steady repetition, merged; the last point of a line is its slowest request"
-            charts.append(
-                Chart(
-                    f"latency by percentile: {label(point, cpus)}",
-                    LINE,
-                    "percentile",
-                    "latency ms",
-                    series,
-                    x_scale=PERCENTILE,
-                    y_scale=LOG,
-                    note=note,
-                )
-            )
+            charts.append(percentile_chart(label(point, cpus), series, note))
     return charts
+
+
+def percentile_chart(point: str, series: list[Series], note: str = "") -> Chart:
+    """Latency against percentile on the HdrHistogram plot's axes, a line for each series."""
+    title = f"latency by percentile: {point}"
+    return Chart(title, LINE, "percentile", "latency ms", series, x_scale=PERCENTILE, y_scale=LOG, note=note)
 
 
 # What a timeline shows: from a warm-up slice, and from a measured second.
