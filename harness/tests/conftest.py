@@ -14,6 +14,7 @@ import pytest
 
 os.environ["ARENA_RESULTS"] = tempfile.mkdtemp(prefix="arena-test-results-")
 
+from arena.engines import loadgen
 from arena.impls import catalog
 
 atexit.register(shutil.rmtree, os.environ["ARENA_RESULTS"], ignore_errors=True)
@@ -107,6 +108,10 @@ def write_manifest(folder: Path, name: str, extra_env: str = "", ready_timeout: 
     )
 
 
+# Tests that load a server with the real engine: `./arena test` builds it before it runs pytest.
+needs_engine = pytest.mark.skipif(not loadgen.BINARY.exists(), reason="the load engine is built by ./arena test first")
+
+
 @pytest.fixture
 def fake(tmp_path: Path) -> catalog.Manifest:
     return catalog.parse(write_manifest(tmp_path, "fake"))
@@ -116,7 +121,6 @@ def fake(tmp_path: Path) -> catalog.Manifest:
 def fake_measurements(tmp_path_factory) -> list:
     """Two repetitions of one point on the fake server under the real load engine (tests that use
     it skip without the engine)."""
-    from arena.engines import loadgen
     from test_rest_measure import measured, task  # the REST measurement helpers live with their tests
 
     manifest = catalog.parse(write_manifest(tmp_path_factory.mktemp("servers"), "fake"))

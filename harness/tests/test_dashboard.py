@@ -29,11 +29,9 @@ from arena.impls import catalog
 from arena.impls.catalog import ROOT
 from arena.results.store import Store
 from browser import chromium
-from conftest import write_manifest
+from conftest import needs_engine, write_manifest
 from test_report_html import SCREENSHOTS, report_of
 from test_rest_measure import measured, task
-
-needs_engine = pytest.mark.skipif(not loadgen.BINARY.exists(), reason="the load engine is built by ./arena test first")
 
 
 class FakeRest:

@@ -35,10 +35,10 @@ from arena.rest.starts import Starts, start_settings
 from arena.results import store
 from arena.results.measurement import Outcome
 from arena.results.store import Store, StoreError
+from conftest import needs_engine
 from test_lifecycle import Counting, options
 from test_rest_measure import task
 
-needs_engine = pytest.mark.skipif(not loadgen.BINARY.exists(), reason="the load engine is built by ./arena test first")
 RUN_TIMEOUT_S = 300
 
 

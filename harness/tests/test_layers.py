@@ -12,7 +12,7 @@ PACKAGE = Path(arena.__file__).parent
 LAYERS = {
     "command line": {"__main__", "cli", "dashboard"},
     "lifecycle": {"lifecycle"},
-    "kinds": {"rest", "micro"},
+    "kinds": {"rest", "micro", "capacity"},
     "shared parts": {"kind", "console", "errors", "checks", "engines", "results", "report", "impls", "host"},
 }
 RANK = {part: rank for rank, parts in enumerate(reversed(LAYERS.values())) for part in parts}

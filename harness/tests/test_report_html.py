@@ -7,7 +7,6 @@ from dataclasses import replace
 
 import pytest
 
-from arena.engines import loadgen
 from arena.impls.catalog import ROOT
 from arena.report.charts import BAR, LINE, PERCENTILE
 from arena.report.published import Published
@@ -16,9 +15,9 @@ from arena.report.tables import Report
 from arena.rest import charts as rest_charts
 from arena.rest import tables
 from browser import chromium
+from conftest import needs_engine
 from test_rest_measure import fixed_point
 
-needs_engine = pytest.mark.skipif(not loadgen.BINARY.exists(), reason="the load engine is built by ./arena test first")
 SCREENSHOTS = ROOT / "results" / "screenshots"  # kept for people to look at (the tests' own results are not)
 
 

@@ -17,9 +17,7 @@ from arena.rest.result import HttpResult
 from arena.rest.scenarios import Point, Scenario
 from arena.rest.starts import Starts, start_settings
 from arena.results.measurement import Outcome
-from conftest import write_manifest
-
-needs_engine = pytest.mark.skipif(not loadgen.BINARY.exists(), reason="the load engine is built by ./arena test first")
+from conftest import needs_engine, write_manifest
 
 
 def fixed_point(

@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass
 
 from arena import lifecycle
+from arena.capacity.kind import CapacityKind
 from arena.checks import fuzz, verify
 from arena.cli import benchmark, testsuite
 from arena.console import Console
@@ -38,7 +39,7 @@ from arena.rest.kind import RestKind
 
 def kinds() -> dict[str, Kind]:
     """Every kind of measurement, by the name its runs are stored with."""
-    return {kind.name: kind for kind in (RestKind(Loadgen()), MicroKind())}
+    return {kind.name: kind for kind in (RestKind(Loadgen()), MicroKind(), CapacityKind(Loadgen()))}
 
 
 # --- commands ----------------------------------------------------------------------------------
@@ -253,6 +254,10 @@ def cmd_micro(args: argparse.Namespace, console: Console) -> int:
     return lifecycle.run(kinds()["micro"], args, console)
 
 
+def cmd_capacity(args: argparse.Namespace, console: Console) -> int:
+    return lifecycle.run(kinds()["capacity"], args, console)
+
+
 def cmd_report(args: argparse.Namespace, console: Console) -> int:
     return lifecycle.report(args.run, kinds(), console)
 
@@ -325,16 +330,17 @@ def parser() -> argparse.ArgumentParser:
     )
     s.set_defaults(func=cmd_verify)
 
-    runs = argparse.ArgumentParser(add_help=False, parents=[tables])
-    runs.add_argument("--suite", choices=["quick", "paper"], default="quick")
-    runs.add_argument("--repeat", type=int, default=3, help="repetitions of every point (default 3)")
-    runs.add_argument(
+    resumable = argparse.ArgumentParser(add_help=False, parents=[tables])
+    resumable.add_argument("--repeat", type=int, default=3, help="repetitions of every point (default 3)")
+    resumable.add_argument(
         "--resume",
         nargs="?",
         const="last",
         metavar="RUN",
         help="continue an interrupted run of this command (default: the last one); its options are kept",
     )
+    runs = argparse.ArgumentParser(add_help=False, parents=[resumable])
+    runs.add_argument("--suite", choices=["quick", "paper"], default="quick")
 
     s = sub.add_parser("run", parents=[runs], help="the main job: install, build, verify, measure, report")
     s.add_argument("--impl", nargs="*", default=[], help="implementations (default: all available)")
@@ -373,6 +379,23 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--bench", nargs="*", default=[], help="pingping pingpong spawn throughput ring (default: all)")
     s.add_argument("--cpus", help="core budgets, e.g. 1 or 1,2 (default: each bench's own, spec/micro.toml)")
     s.set_defaults(func=cmd_micro)
+
+    s = sub.add_parser(
+        "capacity", parents=[resumable], help="where each runtime breaks: the highest rate under a latency objective"
+    )
+    s.add_argument("--impl", nargs="*", default=[], help="implementations (default: all available)")
+    s.add_argument(
+        "--workload",
+        nargs="*",
+        default=[],
+        help="plaintext json bcrypt compute database (default: all; spec/capacity.toml)",
+    )
+    s.add_argument("--cpus", help="core budgets, e.g. 1 or 1,2 (default: 1, 2, 4, … leaving a core for the engine)")
+    s.add_argument(
+        "--slo", help="an objective for every workload instead of its own, e.g. p99=50ms or p99=50ms,p999=200ms"
+    )
+    s.add_argument("--db-url", **DB_URL)
+    s.set_defaults(func=cmd_capacity)
 
     s = sub.add_parser("report", parents=[tables], help="print a stored run's summary again, rewrite its summary.md")
     s.add_argument("run", nargs="?", default="last", help="run name (default: the last run)")

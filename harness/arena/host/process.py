@@ -190,6 +190,16 @@ class Processes(Protocol):
     def tree(self) -> list[psutil.Process]: ...
 
 
+def cpu_times(processes: Processes) -> dict[int, float]:
+    """CPU seconds (user and system) of each live process of a tree, by pid."""
+    found = {}
+    for proc in processes.tree():
+        with contextlib.suppress(psutil.NoSuchProcess, psutil.AccessDenied):
+            times = proc.cpu_times()
+            found[proc.pid] = times.user + times.system
+    return found
+
+
 class Sampler:
     """Samples a server's whole process tree: CPU seconds used and peak resident memory, over the
     whole block (`cpu_s`, `peak_rss_kb`) or over a part of it (`window`), from samples every
@@ -211,10 +221,7 @@ class Sampler:
         self._thread = threading.Thread(target=self._loop, daemon=True)
 
     def _cpu(self) -> float:
-        for proc in self.server.tree():
-            with contextlib.suppress(psutil.NoSuchProcess, psutil.AccessDenied):
-                times = proc.cpu_times()
-                self._seen[proc.pid] = times.user + times.system
+        self._seen |= cpu_times(self.server)
         return sum(self._seen.values())
 
     def _rss(self) -> int:

@@ -7,7 +7,6 @@ import argparse
 import contextlib
 import ipaddress
 import math
-import os
 from dataclasses import replace
 
 from arena.checks import reference, verify
@@ -18,7 +17,6 @@ from arena.errors import UsageError
 from arena.host import cores
 from arena.host.database import database
 from arena.impls import catalog
-from arena.impls.catalog import RESULTS
 from arena.impls.prepare import prepare
 from arena.impls.toolchain import Toolchains
 from arena.kind import Batch, Task, repetitions
@@ -33,14 +31,6 @@ USERS_ROWS = 100_000
 ENGINES = ("loadgen", "locust", "both")  # --engine: both measures every point Locust can run twice
 MAX_WORKERS = 64
 START_S = 3  # starting and stopping a server, for the ETA (once per repetition: rest/starts.py)
-
-
-def users_file() -> os.PathLike:
-    path = RESULTS / "data" / f"users-{USERS_ROWS}.csv"
-    if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(reference.users_csv(USERS_ROWS), encoding="ascii")
-    return path
 
 
 def _estimate(point: scenarios.Point, cpus: int, first: bool) -> float:
@@ -145,7 +135,7 @@ class RestKind:
         with console.working("building the load engine"):
             for engine in engines.values():
                 engine.ensure(toolchains)
-        users = users_file() if any(s.users_csv for s in chosen) else None
+        users = reference.users_file(USERS_ROWS) if any(s.users_csv for s in chosen) else None
         points = []
         for scenario in chosen:
             for point in scenarios.points(scenario, plan["suite"]):

@@ -1,0 +1,240 @@
+"""`arena capacity`'s kind of measurement: for every implementation of servers/ that builds and
+passes conformance, every workload of spec/capacity.toml and every core budget, a search for the
+edge on each of `--repeat` independent server starts (spec/capacity.md)."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import dataclasses
+import statistics
+import time
+from pathlib import Path
+
+from arena.capacity import tables
+from arena.capacity.probe import Prober, engine_step
+from arena.capacity.result import CapacitySearch
+from arena.capacity.search import ENGINE_BOUND, Limits, find_edge
+from arena.capacity.workloads import Point, Workload, chosen, load, objective_of, parse_slo
+from arena.checks import reference, verify
+from arena.console import Console
+from arena.engines.interface import EngineError, LoadEngine
+from arena.host import cores
+from arena.host.database import Database, DatabaseError, database
+from arena.host.process import ServerError, free_port, running
+from arena.impls import catalog
+from arena.impls.catalog import RESULTS
+from arena.impls.prepare import prepare
+from arena.impls.toolchain import Toolchains, runtime_version
+from arena.kind import Batch, Task, repetitions
+from arena.report.tables import Report
+from arena.results.measurement import Measurement, Outcome
+from arena.results.store import Run
+
+KIND = "capacity"
+SETUP_CONCURRENCY = 8
+SETUP_MAX_S = 120
+START_S = 3  # starting and stopping a server, for the ETA
+PROBE_S = 6  # a probe's warm-up and window, for the ETA
+FIRST_PROBES, HINTED_PROBES = 10, 4  # a first start's search, and a later one's, for the ETA
+
+
+class CapacityKind:
+    name = KIND
+    command = "capacity"
+
+    def __init__(self, engine: LoadEngine) -> None:
+        self.engine = engine
+        self.db_url: str | None = None  # the user's database; not in the plan, which is stored
+
+    def plan(self, options: argparse.Namespace) -> dict:
+        self.db_url = options.db_url
+        chosen(options.workload)  # unknown names fail here
+        catalog.rows(options.impl, catalog.load, lambda _: None)
+        return {
+            "suite": "capacity",
+            "impl": options.impl,
+            "workload": options.workload,
+            "cpus": cores.measured_budgets(options.cpus),
+            "repeat": repetitions(options.repeat),
+            "slo": parse_slo(options.slo) if options.slo else {},
+        }
+
+    def check(self, plan: dict) -> None:
+        for cpus in plan["cpus"]:
+            cores.check_budget(cpus)
+
+    def headline(self, plan: dict) -> str:
+        slo = f", objective {plan['slo']}" if plan["slo"] else ""
+        return f"cpus {plan['cpus']}, {plan['repeat']} independent start(s) a search{slo}"
+
+    def prepare(self, plan: dict, stored: list[Measurement], console: Console) -> Batch:
+        workloads = chosen(plan["workload"])
+        manifests = catalog.rows(plan["impl"], catalog.load, console.warn)
+        toolchains = Toolchains(say=console.line)
+        with console.working("building the load engine"):
+            self.engine.ensure(toolchains)
+        stack = contextlib.ExitStack()
+        try:
+            db = stack.enter_context(database(self.db_url))
+            console.line(f"preparing and verifying; /record uses {db.described}")
+            ready, skipped = [], []
+            for manifest in manifests:
+                prepared = prepare(manifest, toolchains, console)
+                if not prepared.ok:
+                    skipped.append(f"skipped {manifest.name}: {prepared.reason}")
+                    continue
+                for cpus in plan["cpus"]:
+                    verdict = verify.passed_before(manifest, cpus, db, console)
+                    if verdict.status == "passed":
+                        ready.append((manifest, cpus))
+                    else:
+                        skipped.append(f"skipped {manifest.name} cpus={cpus}: conformance {verdict.detail}")
+            data = {w.id: _data_file(w, db) for w in workloads}
+        except BaseException:
+            stack.close()
+            raise
+        for line in skipped:
+            console.line(f"  {line}")
+        points = [Point(w, objective_of(w, plan["slo"])) for w in workloads]
+        tasks = [
+            Task(self.name, manifest, point, cpus, rep, START_S + PROBE_S * (HINTED_PROBES if rep else FIRST_PROBES))
+            for rep in range(plan["repeat"])
+            for manifest, cpus in ready
+            for point in points
+        ]
+        edges = _Edges(stored)
+        return Batch(tasks, lambda task, phase: self.measure(task, data, db, edges, phase), skipped, stack.close)
+
+    def measure(self, task: Task, data: dict[str, Path | None], db: Database, edges: _Edges, phase) -> Measurement:
+        point: Point = task.point
+        workload, manifest = point.workload, task.manifest
+        search_parameters = load()[0]
+        server_cores, engine_cores, shared = cores.split(task.cpus)
+        flags = ["shared-cores"] if shared else []
+        versions = {"runtime": runtime_version(manifest), "framework": manifest.framework}
+        settings = dict(workload.settings)
+        parameters = {"settings": settings, "server_cores": server_cores, "engine_cores": engine_cores}
+        hint = edges.hint(task)
+        growth = search_parameters.hinted_growth if hint else search_parameters.growth
+        limits = Limits(
+            workload.start_rate,
+            workload.min_rate,
+            workload.max_rate,
+            growth,
+            search_parameters.precision,
+            search_parameters.max_probes,
+        )
+        given = settings | {"ARENA_HOST": "127.0.0.1"} | ({"ARENA_DB_URL": db.url} if workload.database else {})
+        try:
+            if workload.database:
+                db.reset()
+            phase("start")
+            with running(manifest, task.cpus, free_port(), given, server_cores) as server:
+                prober = Prober(
+                    self.engine, server, engine_cores, workload, point.objective, search_parameters, data[workload.id]
+                )
+                setup_s = None
+                if workload.setup:
+                    phase("setup")
+                    setup_s = _set_up(self.engine, prober, workload, data[workload.id], engine_cores)
+                phase(f"search from {hint:,.0f}/s" if hint else "search")
+                found = find_edge(prober, limits, hint)
+                ready_s = server.ready_s
+                if not server.alive():
+                    raise ServerError("the server died during the search")
+        except (ServerError, EngineError, DatabaseError, OSError) as err:
+            crashed = isinstance(err, ServerError)
+            reason = str(err)
+            return task.measurement(
+                Outcome.FAILED,
+                reason=reason,
+                flags=flags + (["crashed"] if crashed else []),
+                versions=versions,
+                parameters=parameters,
+            )
+        versions["engine"] = prober.version
+        result = CapacitySearch(
+            ended=found.ended,
+            edge=found.passing,
+            failing=found.failing,
+            objective=point.objective.document(),
+            steps=len(workload.steps),
+            hint=hint,
+            probes=[dataclasses.asdict(probe) for probe in found.probes],
+            ready_s=ready_s,
+            setup_s=setup_s,
+        )
+        if found.ended == ENGINE_BOUND:
+            flags.append("engine-bound")
+        parameters["limits"] = dataclasses.asdict(limits)
+        measurement = task.measurement(
+            Outcome.MEASURED, flags=flags, payload=result, versions=versions, parameters=parameters
+        )
+        edges.add(measurement)
+        return measurement
+
+    def outcome(self, m: Measurement) -> str:
+        return tables.outcome(m)
+
+    def report(self, run: Run, title: str, measurements: list[Measurement], skipped: list[str]) -> Report:
+        return tables.report(title, measurements, skipped)
+
+
+class _Edges:
+    """The edges found so far, by implementation, workload, objective and budget: a later start's
+    search begins at their median."""
+
+    def __init__(self, stored: list[Measurement]) -> None:
+        self.found: dict[tuple, list[float]] = {}
+        for m in stored:
+            self.add(m)
+
+    @staticmethod
+    def _key(impl: str, experiment: str, point: str, cpus: int) -> tuple:
+        return (impl, experiment, point, cpus)
+
+    def add(self, m: Measurement) -> None:
+        if m.measured and m.payload.edge is not None:
+            self.found.setdefault(self._key(m.impl, m.experiment, m.point, m.cpus), []).append(m.payload.edge)
+
+    def hint(self, task: Task) -> float | None:
+        edges = self.found.get(self._key(task.manifest.name, task.point.experiment, task.point.key, task.cpus))
+        return statistics.median(edges) if edges else None
+
+
+def _data_file(workload: Workload, db: Database) -> Path | None:
+    """The rows a workload's placeholders come from, as a file the engine reads."""
+    if workload.data is None:
+        return None
+    if workload.data["kind"] == "users":
+        return reference.users_file(workload.data["rows"])
+    names = [row[0] for row in db.query("SELECT name FROM record ORDER BY name")]
+    path = RESULTS / "data" / "records.csv"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("name\n" + "\n".join(names) + "\n", encoding="ascii")
+    return path
+
+
+def _set_up(
+    engine: LoadEngine, prober: Prober, workload: Workload, data: Path | None, engine_cores: list[int]
+) -> float:
+    """Runs the workload's setup steps once over every data row; returns how long it took. A setup
+    that fails any request is an EngineError: the search would measure a server without its data."""
+    rows = workload.data["rows"] if workload.data and "rows" in workload.data else 1
+    document = prober.document(workload.start_rate)
+    document |= {
+        "model": {"kind": "fixed", "requests": rows, "concurrency": SETUP_CONCURRENCY},
+        "max_duration_s": SETUP_MAX_S,
+        "steps": [engine_step(step) for step in workload.setup],
+        "data": {"csv": str(data), "delimiter": ";", "rows": "per_iteration"},
+    }
+    document.pop("warmup")
+    began = time.monotonic()
+    run = engine.run(document, engine_cores, document["max_duration_s"] + 30)
+    requests = run.result["requests"]
+    if requests["ok"] != rows:
+        raise EngineError(
+            f"setup of {workload.id}: {requests['ok']} of {rows} requests succeeded ({requests['errors']})"
+        )
+    return time.monotonic() - began

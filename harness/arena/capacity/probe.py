@@ -1,0 +1,185 @@
+"""One probe of a search (spec/capacity.md, "A probe"): the workload's arrivals at one rate, warmed
+until steady and then measured for long enough to hold its answers, judged against the objective,
+with the engine's own load beside it."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from arena.capacity.workloads import Objective, SearchParameters, Workload
+from arena.engines.interface import ENGINE_BOUND, LoadEngine
+from arena.engines.steadiness import Rule
+from arena.host.process import Sampler, Server, ServerError, cpu_times
+
+REQUEST_TIMEOUT_MS = 10_000
+DRAIN_S = 15  # after the schedule, what is in flight may take this long before the run is cut
+IDLE_SHARE = 0.1  # between probes, the server is left until it uses less of a core than this
+SETTLE_MAX_S = 5.0
+SETTLE_STEP_S = 0.2
+MIN_SLICE_ANSWERS = 10  # a warm-up slice holds at least this many arrivals
+
+
+@dataclass(frozen=True)
+class Probe:
+    rate: float  # arrivals a second asked for
+    passed: bool
+    reasons: list[str]  # every condition it failed, as a person reads it; [] when it passed
+    engine_bound: bool  # the engine was busier than ENGINE_BOUND of its cores
+    steady: bool
+    tries: int  # 2 when a first try was not yet steady at a rate the server kept up with
+    window_s: float
+    offered: int  # requests the measured window's schedule asked for (arrivals x steps)
+    ok_requests: int
+    requests: int
+    errors: int
+    dropped: int
+    ok_rps: float
+    p50_ms: float
+    p99_ms: float
+    p999_ms: float
+    max_ms: float
+    warmup_s: float
+    engine_busy: float  # the engine's CPU over its cores and wall time
+    engine_cpu_s: float
+    server_cpu_s: float  # over the measured window
+    server_peak_rss_kb: int
+
+    @property
+    def answered(self) -> float:
+        """Requests answered with success over those the schedule offered."""
+        return self.ok_requests / self.offered if self.offered else 0.0
+
+
+def window_s(rate: float, search: SearchParameters) -> float:
+    """Long enough to hold `min_answers` arrivals, within the search's bounds."""
+    return min(max(search.min_answers / rate, search.window_min_s), search.window_max_s)
+
+
+def warmup_rule(rate: float, base: Rule) -> Rule:
+    """The warm-up rule of every point, with slices long enough to hold a few arrivals at low rates
+    and a throughput band that one or two arrivals more or fewer in a slice stay within."""
+    slice_s = max(base.slice_s, MIN_SLICE_ANSWERS / rate)
+    max_s = max(base.max_s, slice_s * (base.window + 2))
+    return replace(base, slice_s=slice_s, max_s=max_s, rps_tolerance=max(base.rps_tolerance, 2 / (rate * slice_s)))
+
+
+def judged(result: dict, offered: int, objective: Objective, search: SearchParameters) -> list[str]:
+    """Every condition of the edge the measured window failed; `offered` is the requests its
+    schedule asked for."""
+    latency = result["all"]["latency_us"]
+    requests = result["requests"]
+    errors = sum(requests["errors"].values())
+    reasons = []
+    if result["warmup"]["steady_at"] is None:
+        reasons.append(f"not steady within {result['warmup']['seconds']:.1f} s")
+    if latency["p99"] / 1000 > objective.p99_ms:
+        reasons.append(f"p99 {latency['p99'] / 1000:.1f} ms > {objective.p99_ms:g} ms")
+    if objective.p999_ms is not None and latency["p999"] / 1000 > objective.p999_ms:
+        reasons.append(f"p99.9 {latency['p999'] / 1000:.1f} ms > {objective.p999_ms:g} ms")
+    if requests["total"] and errors / requests["total"] > search.errors:
+        reasons.append(f"errors {errors / requests['total']:.2%} > {search.errors:.1%}")
+    if offered and requests["ok"] / offered < search.answered:
+        reasons.append(f"answered {requests['ok'] / offered:.1%} < {search.answered:.0%}")
+    return reasons
+
+
+class Prober:
+    """Probes one server start with one workload; each call is a probe at a rate."""
+
+    def __init__(
+        self,
+        engine: LoadEngine,
+        server: Server,
+        engine_cores: list[int],
+        workload: Workload,
+        objective: Objective,
+        search: SearchParameters,
+        data: Path | None,
+    ) -> None:
+        self.engine, self.server, self.engine_cores = engine, server, engine_cores
+        self.workload, self.objective, self.search, self.data = workload, objective, search, data
+        self.version = ""  # the engine's, once it has run
+
+    def document(self, rate: float) -> dict:
+        """The engine's scenario for a probe at `rate` (loadgen/README.md)."""
+        rule = warmup_rule(rate, self.search.warmup)
+        window = window_s(rate, self.search)
+        document = {
+            "target": f"http://{self.server.host}:{self.server.port}",
+            "model": {"kind": "open", "rate": rate, "duration_s": window, "max_in_flight": self.search.max_in_flight},
+            "steps": [engine_step(step) for step in self.workload.steps],
+            "keep_alive": True,
+            "timeout_ms": REQUEST_TIMEOUT_MS,
+            "max_duration_s": rule.max_s + window + DRAIN_S,
+            "warmup": rule.document(),
+        }
+        if self.data is not None:
+            document["data"] = {"csv": str(self.data), "delimiter": ";", "rows": "per_user"}
+        return document
+
+    def __call__(self, rate: float) -> Probe:
+        probe = self._once(rate, tries=1)
+        if probe.reasons and all(reason.startswith("not steady") for reason in probe.reasons):
+            probe = self._once(rate, tries=2)  # it kept up, and was still warming: once more
+        return probe
+
+    def _once(self, rate: float, tries: int) -> Probe:
+        settle(self.server)
+        document = self.document(rate)
+        window = document["model"]["duration_s"]
+        with Sampler(self.server) as sampler:
+            run = self.engine.run(document, self.engine_cores, document["max_duration_s"] + 30)
+        if not self.server.alive():
+            raise ServerError(f"the server died during the probe at {rate:,.1f}/s")
+        self.version = run.version
+        result = run.result
+        opened = result["started_unix_ms"] / 1000 + result["warmup"]["measured_from_s"]
+        cpu_s, peak_rss_kb = sampler.window(opened, opened + result["elapsed_s"])
+        offered = round(rate * window) * len(self.workload.steps)
+        reasons = judged(result, offered, self.objective, self.search)
+        busy = run.busy(len(self.engine_cores))
+        latency, requests = result["all"]["latency_us"], result["requests"]
+        return Probe(
+            rate=rate,
+            passed=not reasons and busy <= ENGINE_BOUND,
+            reasons=reasons,
+            engine_bound=busy > ENGINE_BOUND,
+            steady=result["warmup"]["steady_at"] is not None,
+            tries=tries,
+            window_s=window,
+            offered=offered,
+            ok_requests=requests["ok"],
+            requests=requests["total"],
+            errors=sum(requests["errors"].values()),
+            dropped=result["iterations"]["dropped"],
+            ok_rps=result["ok_rps"],
+            p50_ms=latency["p50"] / 1000,
+            p99_ms=latency["p99"] / 1000,
+            p999_ms=latency["p999"] / 1000,
+            max_ms=latency["max"] / 1000,
+            warmup_s=result["warmup"]["seconds"],
+            engine_busy=round(busy, 3),
+            engine_cpu_s=run.cpu_s,
+            server_cpu_s=cpu_s,
+            server_peak_rss_kb=peak_rss_kb,
+        )
+
+
+def engine_step(step: dict) -> dict:
+    """A step as the engine takes it: a JSON body is sent as JSON."""
+    return {"headers": {"Content-Type": "application/json"} if "body" in step else {}} | step
+
+
+def settle(server: Server) -> None:
+    """Waits until the server's processes use less than IDLE_SHARE of a core (a backlog of an
+    overloaded probe drained), for at most SETTLE_MAX_S."""
+    deadline = time.monotonic() + SETTLE_MAX_S
+    before = sum(cpu_times(server).values())
+    while time.monotonic() < deadline:
+        time.sleep(SETTLE_STEP_S)
+        now = sum(cpu_times(server).values())
+        if now - before < IDLE_SHARE * SETTLE_STEP_S:
+            return
+        before = now

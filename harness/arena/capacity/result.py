@@ -1,0 +1,30 @@
+"""What one capacity measurement holds (its payload): one search on one server start, every probe
+it ran, and where it ended."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from arena.capacity.probe import Probe
+from arena.results.measurement import payload
+
+
+@payload
+@dataclass(frozen=True)
+class CapacitySearch:
+    ended: str  # how the search ended (capacity/search.py: found, engine-bound, at max_rate, ...)
+    edge: float | None  # the highest rate that passed: arrivals a second; None when none did
+    failing: float | None  # the lowest rate above it that failed: the bracket's top
+    objective: dict  # the objective its probes were judged by (workloads.Objective.document)
+    steps: int  # requests an arrival sends
+    hint: float | None  # where a later start's search began: the median edge of the starts before
+    probes: list[dict]  # every probe, in the order it ran (probe.Probe's fields)
+    ready_s: float  # the server's cold start: process start to its first correct answer
+    setup_s: float | None  # the workload's setup steps on this start (bcrypt's users), when it has any
+
+    def probe_list(self) -> list[Probe]:
+        return [Probe(**probe) for probe in self.probes]
+
+    def at_edge(self) -> Probe | None:
+        """The probe that sustained the edge: its cost and memory are the edge's."""
+        return next((p for p in self.probe_list() if p.passed and p.rate == self.edge), None)

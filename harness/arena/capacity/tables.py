@@ -1,0 +1,193 @@
+"""The summary of a capacity run as the table model: a section per workload, a row per
+implementation and core budget with its edge over the independent starts and what the server
+spent at it, and the latency-throughput curves of every probe, the objective and the edges drawn
+on them."""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections import defaultdict
+
+from arena.capacity.result import CapacitySearch
+from arena.capacity.search import AT_MAX, BELOW_MIN, ENGINE_BOUND, FOUND
+from arena.capacity.workloads import Objective, load
+from arena.report.charts import LINE, LOG, Chart, Series, Value
+from arena.report.tables import Cell, Column, Report, Row, Section, Table, legend
+from arena.results.measurement import Measurement
+from arena.results.stats import summarize
+
+KIND = "capacity"
+EDGE = (
+    "edge: the highest arrival rate a start sustained at steady state with its p99 within the objective, "
+    "errors ≤ 0.1% and ≥ 99% of arrivals answered, less than 3% below a rate that failed (spec/capacity.md); "
+    "the cell is the median over independent server starts, ± its 95% interval"
+)
+ENDED = {
+    FOUND: "",
+    ENGINE_BOUND: "≥ {edge}, engine-bound: the load engine saturated first",
+    AT_MAX: "≥ {edge}: the search's max_rate passed",
+    BELOW_MIN: "below the search's min_rate",
+}
+COLUMNS = [
+    Column("impl"),
+    Column("cpus", numeric=True),
+    Column("edge /s", numeric=True),
+    Column("req/s at edge", numeric=True, essential=False),
+    Column("starts", numeric=True),
+    Column("p50 ms", numeric=True, essential=False),
+    Column("p99 ms", numeric=True),
+    Column("CPU s/1k ok", numeric=True, essential=False),
+    Column("peak RSS MiB", numeric=True, essential=False),
+    Column("engine %", numeric=True, essential=False),
+    Column("search", essential=False),
+]
+
+
+def _digits(value: float) -> int:
+    return 2 if abs(value) < 10 else 1 if abs(value) < 100 else 0
+
+
+def _value(values: list[float], scale: float = 1.0) -> Cell:
+    if not values:
+        return Cell("-")
+    summary = summarize(values)
+    return Cell.value(summary, scale, _digits(summary.median * scale))
+
+
+def _row(impl: str, cpus: int, group: list[Measurement]) -> tuple[Row, list[str]]:
+    """A row over the starts of one implementation and budget, and the notes it needs."""
+    searches = [m.payload for m in group if m.measured]
+    edges = [s.edge for s in searches if s.edge is not None]
+    at_edge = [p for p in (s.at_edge() for s in searches) if p is not None]
+    flags = sorted({flag for m in group for flag in m.flags})
+    notes = [f"{impl} cpus={cpus} start {m.repetition + 1}: FAILED: {m.reason}" for m in group if not m.measured]
+    if any(not m.measured for m in group):
+        flags.append("failed")
+    ended = sorted({s.ended for s in searches} - {FOUND})
+    shown = "; ".join(ENDED[e].format(edge=f"{max(edges):,.0f}" if edges else "?") for e in ended) or "found"
+    summary = summarize(edges) if edges else None
+    if summary is not None and summary.noisy:
+        flags.append("noisy")
+    steps = searches[0].steps if searches else 1
+    cells = [
+        Cell(impl),
+        Cell(str(cpus)),
+        Cell.value(summary, 1, _digits(summary.median)) if summary else Cell("none"),
+        _value([e * steps for e in edges]),
+        Cell(f"{len(edges)}/{len(group)}"),
+        _value([p.p50_ms for p in at_edge]),
+        _value([p.p99_ms for p in at_edge]),
+        _value([p.server_cpu_s / p.ok_requests * 1000 for p in at_edge if p.ok_requests]),
+        _value([p.server_peak_rss_kb / 1024 for p in at_edge]),
+        _value([p.engine_busy * 100 for p in at_edge]),
+        Cell(shown),
+    ]
+    notes += [_search_note(impl, cpus, m) for m in group if m.measured]
+    return Row(cells, flags), notes
+
+
+def _search_note(impl: str, cpus: int, m: Measurement) -> str:
+    search: CapacitySearch = m.payload
+    probes = search.probe_list()
+    start = f"from {search.hint:,.0f}/s" if search.hint else "from the start rate"
+    bracket = (
+        f"{search.edge:,.1f} passed, {search.failing:,.1f} failed"
+        if search.edge is not None and search.failing is not None
+        else f"ended {search.ended}"
+    )
+    last_fail = next((p for p in reversed(probes) if not p.passed), None)
+    why = f"; at {last_fail.rate:,.1f}/s: {', '.join(last_fail.reasons) or 'engine-bound'}" if last_fail else ""
+    return f"{impl} cpus={cpus} start {m.repetition + 1}: {len(probes)} probes {start}: {bracket}{why}"
+
+
+def _curves(workload: str, objective: Objective, measurements: list[Measurement]) -> list[Chart]:
+    """p50 and p99 against the offered rate, a line per implementation and budget through every
+    probe of every start (the median where several probed one rate), and each one's edge."""
+    by_line: dict[str, dict[float, list]] = defaultdict(lambda: defaultdict(list))
+    edges: dict[str, list[float]] = defaultdict(list)
+    for m in measurements:
+        if not m.measured:
+            continue
+        line = f"{m.impl} cpus={m.cpus}"
+        for probe in m.payload.probe_list():
+            by_line[line][round(probe.rate, 3)].append(probe)
+        if m.payload.edge is not None:
+            edges[line].append(m.payload.edge)
+    if not by_line:
+        return []
+    charts = []
+    for metric, label in (("p99_ms", "p99"), ("p50_ms", "p50")):
+        series = []
+        for line, probes in sorted(by_line.items()):
+            xs = sorted(probes)
+            values = [Value(statistics.median(getattr(p, metric) for p in probes[x])) for x in xs]
+            series.append(Series(line, values, xs))
+            if edges[line]:
+                edge = statistics.median(edges[line])
+                nearest = min(xs, key=lambda x: abs(x - edge))
+                series.append(
+                    Series(
+                        f"{line} edge",
+                        [Value(statistics.median(getattr(p, metric) for p in probes[nearest]))],
+                        [nearest],
+                    )
+                )
+        every = [x for probes in by_line.values() for x in probes]
+        if metric == "p99_ms":
+            series.append(
+                Series(f"objective {objective.label}", [Value(objective.p99_ms)] * 2, [min(every), max(every)])
+            )
+        charts.append(
+            Chart(
+                f"{workload}: {label} latency against offered rate",
+                LINE,
+                "offered arrivals a second",
+                f"{label} ms",
+                series,
+                x_scale=LOG,
+                y_scale=LOG,
+                note="every probe of every start; a probe that failed is drawn too, which is where the curve turns up",
+            )
+        )
+    return charts
+
+
+def report(title: str, measurements: list[Measurement], skipped: list[str]) -> Report:
+    workloads = load()[1]
+    ours = [m for m in measurements if m.kind == KIND]
+    sections = []
+    for workload_id in [w for w in workloads if any(m.experiment == w for m in ours)] + sorted(
+        {m.experiment for m in ours} - set(workloads)
+    ):
+        group = [m for m in ours if m.experiment == workload_id]
+        for point in sorted({m.point for m in group}):
+            objective = Objective(**json.loads(point))
+            at_point = [m for m in group if m.point == point]
+            rows, notes = [], []
+            for impl, cpus in sorted({(m.impl, m.cpus) for m in at_point}):
+                row, row_notes = _row(impl, cpus, [m for m in at_point if (m.impl, m.cpus) == (impl, cpus)])
+                rows.append(row)
+                notes += row_notes
+            known = workloads.get(workload_id)
+            heading = f"{workload_id}: {known.title if known else 'a workload no longer in spec/capacity.toml'}"
+            sections.append(
+                Section(
+                    f"{heading} — objective {objective.label}",
+                    Table(COLUMNS, rows),
+                    notes,
+                    charts=_curves(workload_id, objective, at_point),
+                )
+            )
+    return Report(title, sections=sections, legend=legend(sections, extra=(EDGE,)), skipped=skipped)
+
+
+def outcome(m: Measurement) -> str:
+    """A search in one line, for the progress display."""
+    if not m.measured:
+        return f"FAILED: {m.reason.splitlines()[0] if m.reason else 'no reason given'}"
+    search: CapacitySearch = m.payload
+    probe = search.at_edge()
+    edge = "no rate passed" if search.edge is None else f"edge {search.edge:,.1f}/s"
+    spent = f"  p99 {probe.p99_ms:.1f} ms  cpu {probe.server_cpu_s:.1f} s" if probe else ""
+    return f"{edge} ({search.ended}, {len(search.probes)} probes){spent}"

@@ -1,0 +1,139 @@
+"""The workloads of `arena capacity` and the parameters of its search, read from
+spec/capacity.toml (the method is spec/capacity.md), and the objective a point is judged by."""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from dataclasses import dataclass, field, replace
+from functools import cache
+
+from arena.engines.steadiness import Rule
+from arena.errors import UsageError
+from arena.impls.catalog import SPEC
+
+SPEC_FILE = SPEC / "capacity.toml"
+DATA_KINDS = ("users", "records")
+
+
+@dataclass(frozen=True)
+class Objective:
+    """The latency a probe must keep: its p99, and its p99.9 when set."""
+
+    p99_ms: float
+    p999_ms: float | None = None
+
+    def document(self) -> dict:
+        return {"p99_ms": self.p99_ms} | ({"p999_ms": self.p999_ms} if self.p999_ms is not None else {})
+
+    @property
+    def label(self) -> str:
+        shown = f"p99 ≤ {self.p99_ms:g} ms"
+        return shown + (f", p99.9 ≤ {self.p999_ms:g} ms" if self.p999_ms is not None else "")
+
+
+@dataclass(frozen=True)
+class SearchParameters:
+    precision: float
+    growth: float
+    hinted_growth: float
+    max_probes: int
+    min_answers: int
+    window_min_s: float
+    window_max_s: float
+    max_in_flight: int
+    errors: float
+    answered: float
+    warmup: Rule
+
+
+@dataclass(frozen=True)
+class Workload:
+    id: str
+    title: str
+    objective: Objective
+    start_rate: float
+    min_rate: float
+    max_rate: float
+    steps: list[dict]
+    setup: list[dict] = field(default_factory=list)
+    settings: dict[str, str] = field(default_factory=dict)
+    data: dict | None = None  # {"kind": "users", "rows": N} or {"kind": "records"}
+    database: bool = False
+
+
+@dataclass(frozen=True)
+class Point:
+    """A workload under an objective: what one capacity measurement searches."""
+
+    workload: Workload
+    objective: Objective
+
+    @property
+    def experiment(self) -> str:
+        return self.workload.id
+
+    @property
+    def key(self) -> str:
+        return json.dumps(self.objective.document(), sort_keys=True)
+
+    @property
+    def label(self) -> str:
+        return self.objective.label
+
+
+@cache
+def load() -> tuple[SearchParameters, dict[str, Workload]]:
+    """The search's parameters and every workload by id; a broken file is a UsageError naming it."""
+    try:
+        data = tomllib.loads(SPEC_FILE.read_text(encoding="utf-8"))
+        search = dict(data["search"])
+        search["warmup"] = Rule(**search["warmup"])
+        parameters = SearchParameters(**search)
+        workloads = {}
+        for raw in data["workload"]:
+            given = dict(raw)
+            given["objective"] = Objective(**given["objective"])
+            given["settings"] = {name: str(value) for name, value in given.get("settings", {}).items()}
+            workload = Workload(**given)
+            if workload.data and workload.data.get("kind") not in DATA_KINDS:
+                raise ValueError(f"{workload.id}: data kind {workload.data.get('kind')!r} is not one of {DATA_KINDS}")
+            if not 0 < workload.min_rate <= workload.start_rate <= workload.max_rate:
+                raise ValueError(f"{workload.id}: want 0 < min_rate <= start_rate <= max_rate")
+            workloads[workload.id] = workload
+    except (OSError, tomllib.TOMLDecodeError, KeyError, TypeError, ValueError) as err:
+        raise UsageError(f"{SPEC_FILE.name}: {err}") from err
+    return parameters, workloads
+
+
+def chosen(names: list[str]) -> list[Workload]:
+    """The workloads `--workload` names, in the file's order (none named: all)."""
+    workloads = load()[1]
+    unknown = [name for name in names if name not in workloads]
+    if unknown:
+        raise UsageError(f"unknown workload(s): {', '.join(unknown)} (known: {', '.join(workloads)})")
+    return [w for w in workloads.values() if not names or w.id in names]
+
+
+SLO_PART = re.compile(r"^(p99|p999|p99\.9)=(\d+(?:\.\d+)?)(ms|s)?$")
+
+
+def parse_slo(text: str) -> dict[str, float]:
+    """`--slo p99=50ms,p999=200ms` as {"p99_ms": 50, "p999_ms": 200}; a bare number is in ms."""
+    found: dict[str, float] = {}
+    for part in text.replace(" ", "").split(","):
+        match = SLO_PART.match(part)
+        if not match:
+            raise UsageError(f"--slo {text}: give objectives such as p99=50ms or p99=50ms,p999=200ms")
+        name, value, unit = match.groups()
+        milliseconds = float(value) * (1000 if unit == "s" else 1)
+        if milliseconds <= 0:
+            raise UsageError(f"--slo {text}: an objective must be above 0 ms")
+        found["p99_ms" if name == "p99" else "p999_ms"] = milliseconds
+    return found
+
+
+def objective_of(workload: Workload, slo: dict[str, float]) -> Objective:
+    """The workload's objective, with what `--slo` gives in place of its own."""
+    return replace(workload.objective, **slo)

@@ -1,0 +1,206 @@
+"""`arena capacity` against servers whose edge is known: a throw-away server that serves one request
+at a time in 2 ms of busy work is found within 5% of what its own CPU time says it can serve; an
+engine that saturates first gives "≥ X, engine-bound", never the server's number; the objective,
+the probe's verdict and the command line's checks."""
+
+import json
+import sys
+import textwrap
+
+import pytest
+
+from arena.capacity import kind as capacity_kind
+from arena.capacity import tables
+from arena.capacity.probe import Prober, judged, warmup_rule, window_s
+from arena.capacity.search import ENGINE_BOUND, FOUND, Limits, find_edge
+from arena.capacity.workloads import Objective, Point, Workload, load, objective_of, parse_slo
+from arena.cli import main as cli
+from arena.engines import loadgen
+from arena.engines.interface import EngineRun
+from arena.engines.steadiness import Rule
+from arena.errors import UsageError
+from arena.host.process import free_port, running
+from arena.impls import catalog
+from arena.kind import Task
+from conftest import needs_engine, write_impl
+
+# Serves one request at a time on one thread: each GET /work spins 2 ms of CPU before it answers, so
+# its capacity is just under 500 a second, less the cost of the HTTP around the work.
+ONE_AT_A_TIME = textwrap.dedent(
+    """
+    import asyncio, os, time
+
+    WORK_S = 0.002
+
+    async def serve(reader, writer):
+        while line := await reader.readline():
+            while (header := await reader.readline()) not in (b"\\r\\n", b"\\n", b""):
+                pass
+            if line.split()[1] == b"/work":
+                began = time.perf_counter()
+                while time.perf_counter() - began < WORK_S:
+                    pass
+            writer.write(b"HTTP/1.1 200 OK\\r\\nContent-Length: 2\\r\\nContent-Type: text/plain\\r\\n\\r\\nOK")
+            await writer.drain()
+        writer.close()
+
+    async def main():
+        server = await asyncio.start_server(serve, "127.0.0.1", int(os.environ["ARENA_PORT"]), backlog=1024)
+        async with server:
+            await server.serve_forever()
+
+    asyncio.run(main())
+    """
+)
+
+WORK = Workload(
+    id="work",
+    title="2 ms of busy work",
+    objective=Objective(p99_ms=50),
+    start_rate=300,
+    min_rate=10,
+    max_rate=5000,
+    steps=[{"name": "work", "method": "GET", "path": "/work", "expect": [200]}],
+)
+
+
+def one_at_a_time(tmp_path) -> catalog.Manifest:
+    manifest = f"""
+        ready_timeout = 10
+        [[toolchain]]
+        name = "python"
+        check = ["{sys.executable}", "--version"]
+        [cores]
+        max = 1
+        how = "one thread, one request at a time"
+        """
+    return catalog.parse(write_impl(tmp_path, "one-at-a-time", ("server.py", ONE_AT_A_TIME), manifest))
+
+
+@needs_engine
+def test_a_server_of_known_capacity_is_found_within_five_percent(tmp_path):
+    search_parameters = load()[0]
+    engine = loadgen.Loadgen()
+    with running(one_at_a_time(tmp_path), 1, free_port(), {}, [0]) as server:
+        prober = Prober(engine, server, [1], WORK, WORK.objective, search_parameters, None)
+        found = find_edge(prober, Limits(WORK.start_rate, WORK.min_rate, WORK.max_rate))
+    assert found.ended == FOUND, [(p.rate, p.reasons) for p in found.probes]
+    edge = next(p for p in found.probes if p.passed and p.rate == found.passing)
+    # What the server can serve, by its own CPU time a request at the edge: work and HTTP together.
+    capacity = edge.ok_requests / edge.server_cpu_s
+    assert 0.95 * capacity <= found.passing <= 1.05 * capacity, (found.passing, capacity)
+    assert 400 < found.passing < 500
+    assert found.failing <= found.passing * 1.03
+    failed = [p for p in found.probes if not p.passed]
+    assert failed and all(p.reasons for p in failed)  # every failure says why
+
+
+def synthetic(document: dict, p99_ms: float = 1.0, answered: float = 1.0) -> dict:
+    """A result document as the engine writes it, for a probe that met its schedule."""
+    model = document["model"]
+    offered = round(model["rate"] * model["duration_s"])
+    ok = round(offered * answered)
+    latency = {"p50": 500, "p99": p99_ms * 1000, "p999": p99_ms * 1000, "max": p99_ms * 1000}
+    return {
+        "started_unix_ms": 0,
+        "elapsed_s": model["duration_s"],
+        "warmup": {"steady_at": 1, "seconds": 1.5, "measured_from_s": 1.5},
+        "requests": {"total": ok, "ok": ok, "errors": {"status": 0}},
+        "iterations": {"dropped": 0},
+        "ok_rps": ok / model["duration_s"],
+        "all": {"latency_us": latency},
+    }
+
+
+class SaturatingEngine:
+    """An engine that keeps up with any server, and whose own CPU is full above `limit` arrivals a
+    second: what a search meets when the server is faster than its load generator."""
+
+    name = "saturating"
+
+    def __init__(self, limit: float) -> None:
+        self.limit = limit
+
+    def ensure(self, toolchains) -> None:
+        pass
+
+    def check(self, scenario: dict) -> float | None:
+        return None
+
+    def run(self, scenario: dict, cores: list[int], timeout: float) -> EngineRun:
+        rate = scenario["model"]["rate"]
+        share = min(1.0, rate / self.limit * 0.9) if rate <= self.limit else 1.0
+        return EngineRun(synthetic(scenario), cpu_s=share * len(cores), wall_s=1.0, version="saturating 1")
+
+
+def test_an_engine_that_saturates_first_gives_at_least_x_engine_bound_never_the_servers_number(fake):
+    kind = capacity_kind.CapacityKind(SaturatingEngine(limit=2500))
+    point = Point(WORK, WORK.objective)
+    task = Task("capacity", fake, point, 1, 0, 1.0)
+    m = kind.measure(task, {"work": None}, None, capacity_kind._Edges([]), lambda _: None)
+    assert m.measured, m.reason
+    assert m.payload.ended == ENGINE_BOUND and "engine-bound" in m.flags
+    assert m.payload.edge == 2400 and m.payload.probes[-1]["engine_bound"]
+    report = tables.report("t", [m], [])
+    (row,) = report.sections[0].table.rows
+    assert row.cells[-1].show() == "≥ 2,400, engine-bound: the load engine saturated first"
+    assert "engine-bound" in row.flags
+
+
+@pytest.mark.parametrize(
+    ("p99_ms", "answered", "steady", "reasons"),
+    [
+        (5.0, 1.0, True, []),
+        (12.5, 1.0, True, ["p99 12.5 ms > 10 ms"]),
+        (5.0, 0.9, True, ["answered 90.0% < 99%"]),
+        (12.5, 0.9, False, ["not steady within 1.5 s", "p99 12.5 ms > 10 ms", "answered 90.0% < 99%"]),
+    ],
+)
+def test_a_probe_fails_with_every_reason_that_failed_it(p99_ms, answered, steady, reasons):
+    document = {"model": {"rate": 1000, "duration_s": 2}}
+    result = synthetic(document, p99_ms, answered)
+    if not steady:
+        result["warmup"]["steady_at"] = None
+    assert judged(result, 2000, Objective(10), load()[0]) == reasons
+
+
+def test_a_probe_holds_enough_answers_and_its_warmup_enough_arrivals_at_low_rates():
+    search = load()[0]
+    assert window_s(1000, search) == 2.0  # 1,000 answers in a second: the 2 s floor
+    assert window_s(200, search) == 5.0
+    assert window_s(10, search) == 15.0  # the ceiling: 150 answers, said in its record
+    rule = warmup_rule(5, Rule(slice_s=0.5, max_s=6.0, window=3))
+    assert rule.slice_s == 2.0 and rule.max_s == 10.0 and rule.rps_tolerance == pytest.approx(0.2)
+
+
+def test_objectives_from_the_command_line():
+    assert parse_slo("p99=50ms") == {"p99_ms": 50}
+    assert parse_slo("p99=0.2s,p999=500") == {"p99_ms": 200, "p999_ms": 500}
+    assert objective_of(WORK, {"p999_ms": 80}) == Objective(50, 80)
+    assert Objective(50, 80).label == "p99 ≤ 50 ms, p99.9 ≤ 80 ms"
+    for bad in ("p99", "p50=3ms", "p99=-1ms", "p99=0", "p99=fast"):
+        with pytest.raises(UsageError, match="--slo"):
+            parse_slo(bad)
+
+
+def test_every_workload_of_the_spec_is_read_with_its_objective():
+    workloads = load()[1]
+    assert list(workloads) == ["plaintext", "json", "bcrypt", "compute", "database"]
+    assert workloads["bcrypt"].settings == {"ARENA_BCRYPT_COST": "4"} and workloads["bcrypt"].setup
+    assert workloads["database"].database and workloads["database"].data == {"kind": "records"}
+    assert json.loads(Point(workloads["plaintext"], workloads["plaintext"].objective).key) == {"p99_ms": 10}
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["capacity", "--workload", "nope"], "unknown workload(s): nope (known: plaintext, json"),
+        (["capacity", "--slo", "p99=fast"], "--slo p99=fast: give objectives such as p99=50ms"),
+        (["capacity", "--repeat", "0"], "--repeat 0: choose 1..100"),
+        (["capacity", "--cpus", "99"], "--cpus 99: this machine gives Arena"),
+    ],
+)
+def test_bad_options_are_one_line_and_status_2(argv, message, capsys):
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err

@@ -1,0 +1,69 @@
+"""The search for the edge against servers of known capacity made of arithmetic: where it ends, how
+close it gets, how many probes it takes, and how it stops at its bounds and at the engine's limit."""
+
+from dataclasses import dataclass
+
+import pytest
+
+from arena.capacity.search import AT_MAX, BELOW_MIN, ENGINE_BOUND, FOUND, UNFINISHED, Limits, find_edge
+
+
+@dataclass(frozen=True)
+class Verdict:
+    rate: float
+    passed: bool
+    engine_bound: bool = False
+
+
+def server(capacity: float, engine_limit: float = float("inf")):
+    """A probe of a server that passes every rate up to `capacity`, loaded by an engine that
+    saturates above `engine_limit`."""
+    return lambda rate: Verdict(rate, rate <= capacity and rate <= engine_limit, rate > engine_limit)
+
+
+LIMITS = Limits(start_rate=100, min_rate=1, max_rate=100_000)
+
+
+@pytest.mark.parametrize(
+    ("capacity", "hint", "ended", "most_probes"),
+    [
+        (480, None, FOUND, 10),  # grows 100, 200, 400, 800, then bisects
+        (100, None, FOUND, 9),  # exactly the start
+        (37.5, None, FOUND, 10),  # below the start: shrinks first
+        (73_000, None, FOUND, 16),
+        (480, 470, FOUND, 4),  # a later start, hinted near the edge, with the hinted growth
+        (480, 900, FOUND, 10),  # a hint far above the edge still finds it, in steps of 10%
+        (0.5, None, BELOW_MIN, 8),
+        (10**9, None, AT_MAX, 12),
+    ],
+)
+def test_the_search_ends_within_its_precision_below_the_edge(capacity, hint, ended, most_probes):
+    limits = Limits(100, 1, 100_000, growth=1.1 if hint else 2.0)
+    search = find_edge(server(capacity), limits, hint)
+    assert search.ended == ended
+    assert len(search.probes) <= most_probes
+    if ended == FOUND:
+        assert search.passing <= capacity < search.failing <= search.passing * 1.03
+    if ended == BELOW_MIN:
+        assert search.passing is None and min(p.rate for p in search.probes) == 1
+    if ended == AT_MAX:
+        assert search.passing == 100_000
+
+
+def test_an_engine_that_saturates_first_ends_the_search_at_the_highest_rate_that_passed():
+    search = find_edge(server(capacity=5000, engine_limit=1500), LIMITS)
+    assert search.ended == ENGINE_BOUND
+    assert search.passing == 800 and search.probes[-1].rate == 1600 and search.probes[-1].engine_bound
+
+
+def test_a_search_out_of_probes_keeps_its_bracket():
+    search = find_edge(server(480), Limits(100, 1, 100_000, max_probes=5))
+    assert search.ended == UNFINISHED and len(search.probes) == 5
+    assert search.passing == 400 and search.failing < 800
+
+
+def test_a_spurious_failure_makes_the_edge_lower_never_higher():
+    """A probe that fails by chance while the search grows brackets the edge too low: the search
+    never reports more than was sustained, and the repetitions on other starts show the spread."""
+    search = find_edge(lambda rate: Verdict(rate, rate <= 480 and rate != 200), LIMITS)
+    assert search.ended == FOUND and 100 <= search.passing < 200 <= search.passing * 1.03
