@@ -124,9 +124,7 @@ def report(name: str, kinds: dict[str, Kind], console: Console) -> int:
     """`arena report [RUN]`: a stored run's summary again, whatever its kind."""
     store = Store()
     try:
-        found = store.last_run() if name == "last" else store.run_by_name(name)
-        if found is None:
-            raise UsageError(f"no run named {name} in {store.path}")
+        found = store.named(name)
         if found.kind not in kinds:
             raise UsageError(f"run {found.name} is a {found.kind} run, which this version of arena cannot report")
         write_summary(kinds[found.kind], store, found, console)

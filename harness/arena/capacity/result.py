@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from arena.capacity.probe import Probe
+from arena.capacity.search import ENGINE_BOUND
 from arena.results.measurement import payload
 
 
@@ -28,3 +29,30 @@ class CapacitySearch:
     def at_edge(self) -> Probe | None:
         """The probe that sustained the edge: its cost and memory are the edge's."""
         return next((p for p in self.probe_list() if p.passed and p.rate == self.edge), None)
+
+    def exported(self) -> dict:
+        """Its numbers, flat, for `arena export` (spec/export.md): the edge and the bracket, the
+        objective, and what the server spent at the edge."""
+        probe = self.at_edge()
+        at_edge = {}
+        if probe is not None:
+            at_edge = {
+                "p50_ms": probe.p50_ms,
+                "p99_ms": probe.p99_ms,
+                "p999_ms": probe.p999_ms,
+                "cpu_s_per_1k_ok": probe.server_cpu_s / probe.ok_requests * 1000 if probe.ok_requests else None,
+                "peak_rss_kb": probe.server_peak_rss_kb,
+                "engine_busy": probe.engine_busy,
+            }
+        return {
+            "edge": self.edge,
+            "edge_requests": self.edge * self.steps if self.edge is not None else None,
+            "failing": self.failing,
+            "ended": self.ended,
+            "engine_bound": self.ended == ENGINE_BOUND,
+            "objective_p99_ms": self.objective.get("p99_ms"),
+            "objective_p999_ms": self.objective.get("p999_ms"),
+            "probes": len(self.probes),
+            "hint": self.hint,
+            "ready_s": self.ready_s,
+        } | at_edge

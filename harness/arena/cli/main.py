@@ -1,5 +1,5 @@
-"""The `arena` command line: list, build, start, verify, run, worker, micro, report, serve, bench-engine,
-test.
+"""The `arena` command line: list, build, start, verify, run, worker, micro, capacity, report, export,
+serve, bench-engine, test.
 
 Every problem the user can act on arrives here as an ArenaError and leaves as one line on stderr
 and an exit status; Ctrl-C, SIGTERM and SIGHUP as status 130 after every server is stopped.
@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import argparse
 import signal
+import sys
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 from arena import lifecycle
 from arena.capacity.kind import CapacityKind
@@ -35,6 +37,8 @@ from arena.kind import Kind
 from arena.micro.kind import MicroKind
 from arena.report.tables import Cell, Column, Row, Table
 from arena.rest.kind import RestKind
+from arena.results import export
+from arena.results.store import Store
 
 
 def kinds() -> dict[str, Kind]:
@@ -262,6 +266,26 @@ def cmd_report(args: argparse.Namespace, console: Console) -> int:
     return lifecycle.report(args.run, kinds(), console)
 
 
+def cmd_export(args: argparse.Namespace, console: Console) -> int:
+    kinds()  # every kind's payload type is known before a measurement is read back
+    store = Store()
+    try:
+        run = store.named(args.run)
+        measurements = store.measurements(run.id)
+    finally:
+        store.close()
+    text = export.as_json(run, measurements) if args.format == "json" else export.as_csv(run, measurements, args.rows)
+    if args.out is None:
+        sys.stdout.write(text)
+        return 0
+    try:
+        Path(args.out).write_text(text, encoding="utf-8")
+    except OSError as err:
+        raise ArenaError(f"cannot write {args.out}: {err.strerror or err}") from err
+    console.line(f"run {run.name}: {len(measurements)} measurement(s) as {args.format} in {args.out}")
+    return 0
+
+
 def cmd_serve(args: argparse.Namespace, console: Console) -> int:
     manifests = catalog.rows([], catalog.load, console.warn)
     dashboard.serve(args.port, Servers(manifests, console, args.db_url), kinds(), console.line)
@@ -400,6 +424,18 @@ def parser() -> argparse.ArgumentParser:
     s = sub.add_parser("report", parents=[tables], help="print a stored run's summary again, rewrite its summary.md")
     s.add_argument("run", nargs="?", default="last", help="run name (default: the last run)")
     s.set_defaults(func=cmd_report)
+
+    s = sub.add_parser("export", help="a stored run as JSON or CSV for scripts and notebooks (spec/export.md)")
+    s.add_argument("run", nargs="?", default="last", help="run name (default: the last run)")
+    s.add_argument("--format", choices=["json", "csv"], default="json")
+    s.add_argument(
+        "--rows",
+        choices=["measurements", "summaries"],
+        default="measurements",
+        help="CSV only: a row per measurement (default), or per point over its repetitions",
+    )
+    s.add_argument("--out", metavar="FILE", help="write it here instead of standard output")
+    s.set_defaults(func=cmd_export)
 
     s = sub.add_parser("serve", help="the dashboard on 127.0.0.1: runs, comparisons, and a console to try servers")
     s.add_argument("--port", type=int, default=8765, help="its port (default 8765)")

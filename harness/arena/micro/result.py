@@ -20,6 +20,18 @@ class ProgramRun:
     log: str  # its stderr
     warmup: dict | None = None  # the program's warm-up (spec/micro.md): iterations, seconds, steady, series
 
+    def exported(self) -> dict:
+        """Its numbers, flat, for `arena export` (spec/export.md)."""
+        warmup = self.warmup or {}
+        return self.metric | {
+            "elapsed_s": self.elapsed_s,
+            "wall_s": self.wall_s,
+            "cpu_s": self.cpu_s,
+            "peak_rss_kb": self.peak_rss_kb,
+            "steady": warmup.get("steady"),
+            "warmup_s": warmup.get("seconds"),
+        }
+
 
 @payload
 @dataclass(frozen=True)
@@ -30,3 +42,13 @@ class SpawnSearch:
     us_per_spawn: float | None  # at max_procs
     bytes_per_process: float | None  # at max_procs
     steps: list[dict]  # every N tried: procs, wall_s, peak_rss_kb, and its numbers or its failure
+
+    def exported(self) -> dict:
+        """Its numbers, flat, for `arena export` (spec/export.md)."""
+        return {
+            "max_procs": self.max_procs,
+            "budget_mb": self.budget_mb,
+            "stopped_by": self.stopped_by,
+            "us_per_spawn": self.us_per_spawn,
+            "bytes_per_process": self.bytes_per_process,
+        }

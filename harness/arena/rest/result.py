@@ -33,6 +33,23 @@ class HttpResult:
     # workers, where one saturated worker flags the point engine-bound); None for loadgen.
     engine_workers: list | None = None
 
+    def exported(self) -> dict:
+        """Its numbers, flat, for `arena export` (spec/export.md)."""
+        flat = {name: value for name, value in self.metrics.items() if not isinstance(value, dict)}
+        flat |= {f"errors.{kind}": count for kind, count in self.metrics.get("error_kinds", {}).items()}
+        flat |= {
+            "server_cpu_s": self.server_cpu_s,
+            "server_peak_rss_kb": self.server_peak_rss_kb,
+            "engine_cpu_s": self.engine_cpu_s,
+            "ready_s": self.ready_s,
+            "db_cpu_s": self.db_cpu_s,
+            "db_peak_pss_kb": self.db_peak_pss_kb,
+            "steady_s": (self.warmup or {}).get("steady_s"),
+            "warmup": (self.warmup or {}).get("classification"),
+            "ceiling_rps": (self.ceiling or {}).get("rps"),
+        }
+        return flat
+
 
 def metrics_of(result: dict) -> dict:
     """The summary numbers the reports use, from the engine's result document."""

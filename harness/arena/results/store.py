@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.impls.catalog import RESULTS
-from arena.errors import ArenaError
+from arena.errors import ArenaError, UsageError
 from arena.results.measurement import Measurement, Outcome, decode, encode
 
 SCHEMA_VERSION = 2
@@ -182,6 +182,13 @@ class Store:
 
     def run_by_name(self, name: str) -> Run | None:
         return self._run("name = ?", name)
+
+    def named(self, name: str) -> Run:
+        """The run a command line names: 'last', or a run's name; a UsageError when there is none."""
+        found = self.last_run() if name == "last" else self.run_by_name(name)
+        if found is None:
+            raise UsageError(f"no run named {name} in {self.path}" if name != "last" else f"no run in {self.path}")
+        return found
 
     def runs(self) -> list[tuple[Run, int, list[str]]]:
         """Every run, newest first, with its number of measurements and its implementations."""
