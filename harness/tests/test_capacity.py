@@ -10,8 +10,9 @@ import textwrap
 import pytest
 
 from arena.capacity import kind as capacity_kind
-from arena.capacity import tables
-from arena.capacity.probe import Prober, judged, warmup_rule, window_s
+from arena.capacity import sweep, tables
+from arena.capacity.probe import Prober, Runner, judged, warmup_rule, window_s
+from arena.capacity.result import ClientSweep
 from arena.capacity.search import ENGINE_BOUND, FOUND, Limits, find_edge
 from arena.capacity.workloads import Objective, Point, Workload, load, objective_of, parse_slo
 from arena.cli import main as cli
@@ -22,6 +23,8 @@ from arena.errors import UsageError
 from arena.host.process import free_port, running
 from arena.impls import catalog
 from arena.kind import Task
+from arena.results.measurement import Measurement, Outcome
+from arena.results.scalability import model
 from conftest import needs_engine, write_impl
 
 # Serves one request at a time on one thread: each GET /work spins 2 ms of CPU before it answers, so
@@ -82,7 +85,7 @@ def test_a_server_of_known_capacity_is_found_within_five_percent(tmp_path):
     search_parameters = load()[0]
     engine = loadgen.Loadgen()
     with running(one_at_a_time(tmp_path), 1, free_port(), {}, [0]) as server:
-        prober = Prober(engine, server, [1], WORK, WORK.objective, search_parameters, None)
+        prober = Prober(Runner(engine, server, [1], WORK, None), WORK.objective, search_parameters)
         found = find_edge(prober, Limits(WORK.start_rate, WORK.min_rate, WORK.max_rate))
     assert found.ended == FOUND, [(p.rate, p.reasons) for p in found.probes]
     edge = next(p for p in found.probes if p.passed and p.rate == found.passing)
@@ -204,3 +207,39 @@ def test_bad_options_are_one_line_and_status_2(argv, message, capsys):
     assert cli.main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+def sweep_of(lam: float, sigma: float, kappa: float, noise: float, bound_from: int = 10**6) -> ClientSweep:
+    """A sweep whose throughput follows the law, `noise` times off at alternate levels, the engine
+    saturated from `bound_from` clients on."""
+    levels = []
+    for i, n in enumerate(sweep.CLIENTS):
+        x = model(n, lam, sigma, kappa) * (1 + noise * (-1) ** i)
+        fields = {"clients": n, "throughput": x, "ok_rps": x, "p50_ms": 1.0, "p99_ms": 2.0, "error_ratio": 0.0}
+        fields |= {"steady": True, "engine_bound": n >= bound_from, "engine_busy": 0.5}
+        levels.append(fields | {"server_cpu_s": 1.0, "server_peak_rss_kb": 1024})
+    return ClientSweep(levels, 1, 0.1, None)
+
+
+def test_a_sweep_over_starts_is_fitted_and_drawn_with_its_curve():
+    point = json.dumps({"clients": list(sweep.CLIENTS)})
+    starts = [
+        Measurement(
+            "capacity", "go", "plaintext", point, 1, rep, Outcome.MEASURED, payload=sweep_of(1000, 0.05, 0.001, e)
+        )
+        for rep, e in enumerate([0.01, -0.01, 0.0])
+    ]
+    bound = sweep_of(900, 0.0, 0.0, 0.0, bound_from=32)
+    starts.append(Measurement("capacity", "rust", "plaintext", point, 1, 0, Outcome.MEASURED, payload=bound))
+    (section,) = tables.report("t", starts, []).sections
+    go, rust = section.table.rows
+    headers = [c.header for c in section.table.columns]
+    shown = dict(zip(headers, (c.show() for c in go.cells), strict=True))
+    assert float(shown["lambda /s"].replace(",", "")) == pytest.approx(1000, rel=0.02)
+    assert float(shown["N*"]) == pytest.approx(30.8, rel=0.05)
+    assert shown["1 clients /s"].startswith("1000 ±")
+    rust_shown = dict(zip(headers, (c.show() for c in rust.cells), strict=True))
+    assert rust_shown["sigma"] == "0.0000"  # the bound levels (32, 64) are left out of its fit
+    (chart,) = section.charts
+    assert [s.label for s in chart.series] == ["go cpus=1", "go cpus=1 USL fit", "rust cpus=1", "rust cpus=1 USL fit"]
+    assert any("fit residuals at most" in note for note in section.notes)

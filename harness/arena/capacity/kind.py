@@ -11,9 +11,9 @@ import statistics
 import time
 from pathlib import Path
 
-from arena.capacity import tables
-from arena.capacity.probe import Prober, engine_step
-from arena.capacity.result import CapacitySearch
+from arena.capacity import sweep, tables
+from arena.capacity.probe import Prober, Runner
+from arena.capacity.result import CapacitySearch, ClientSweep
 from arena.capacity.search import ENGINE_BOUND, Limits, find_edge
 from arena.capacity.workloads import Point, Workload, chosen, load, objective_of, parse_slo
 from arena.checks import reference, verify
@@ -58,6 +58,7 @@ class CapacityKind:
             "cpus": cores.measured_budgets(options.cpus),
             "repeat": repetitions(options.repeat),
             "slo": parse_slo(options.slo) if options.slo else {},
+            "scaling": options.scaling,
         }
 
     def check(self, plan: dict) -> None:
@@ -66,7 +67,8 @@ class CapacityKind:
 
     def headline(self, plan: dict) -> str:
         slo = f", objective {plan['slo']}" if plan["slo"] else ""
-        return f"cpus {plan['cpus']}, {plan['repeat']} independent start(s) a search{slo}"
+        scaling = ", and a sweep of clients" if plan.get("scaling") else ""
+        return f"cpus {plan['cpus']}, {plan['repeat']} independent start(s) a search{scaling}{slo}"
 
     def prepare(self, plan: dict, stored: list[Measurement], console: Console) -> Batch:
         workloads = chosen(plan["workload"])
@@ -97,8 +99,10 @@ class CapacityKind:
         for line in skipped:
             console.line(f"  {line}")
         points = [Point(w, objective_of(w, plan["slo"])) for w in workloads]
+        if plan.get("scaling"):
+            points += [Point(w, w.objective, sweep.CLIENTS) for w in workloads]
         tasks = [
-            Task(self.name, manifest, point, cpus, rep, START_S + PROBE_S * (HINTED_PROBES if rep else FIRST_PROBES))
+            Task(self.name, manifest, point, cpus, rep, _estimate(point, rep))
             for rep in range(plan["repeat"])
             for manifest, cpus in ready
             for point in points
@@ -107,54 +111,72 @@ class CapacityKind:
         return Batch(tasks, lambda task, phase: self.measure(task, data, db, edges, phase), skipped, stack.close)
 
     def measure(self, task: Task, data: dict[str, Path | None], db: Database, edges: _Edges, phase) -> Measurement:
+        """One search (or sweep) on a fresh start of the task's server: independent of the others."""
         point: Point = task.point
         workload, manifest = point.workload, task.manifest
         search_parameters = load()[0]
         server_cores, engine_cores, shared = cores.split(task.cpus)
         flags = ["shared-cores"] if shared else []
         versions = {"runtime": runtime_version(manifest), "framework": manifest.framework}
-        settings = dict(workload.settings)
-        parameters = {"settings": settings, "server_cores": server_cores, "engine_cores": engine_cores}
-        hint = edges.hint(task)
-        growth = search_parameters.hinted_growth if hint else search_parameters.growth
-        limits = Limits(
-            workload.start_rate,
-            workload.min_rate,
-            workload.max_rate,
-            growth,
-            search_parameters.precision,
-            search_parameters.max_probes,
+        parameters = {"settings": workload.settings, "server_cores": server_cores, "engine_cores": engine_cores}
+        given = (
+            workload.settings | {"ARENA_HOST": "127.0.0.1"} | ({"ARENA_DB_URL": db.url} if workload.database else {})
         )
-        given = settings | {"ARENA_HOST": "127.0.0.1"} | ({"ARENA_DB_URL": db.url} if workload.database else {})
         try:
             if workload.database:
                 db.reset()
             phase("start")
             with running(manifest, task.cpus, free_port(), given, server_cores) as server:
-                prober = Prober(
-                    self.engine, server, engine_cores, workload, point.objective, search_parameters, data[workload.id]
-                )
+                runner = Runner(self.engine, server, engine_cores, workload, data[workload.id])
                 setup_s = None
                 if workload.setup:
                     phase("setup")
-                    setup_s = _set_up(self.engine, prober, workload, data[workload.id], engine_cores)
-                phase(f"search from {hint:,.0f}/s" if hint else "search")
-                found = find_edge(prober, limits, hint)
-                ready_s = server.ready_s
-                if not server.alive():
-                    raise ServerError("the server died during the search")
+                    setup_s = _set_up(runner)
+                if point.clients:
+                    levels = sweep.sweep(runner, search_parameters, phase)
+                    result = ClientSweep(
+                        [dataclasses.asdict(level) for level in levels], len(workload.steps), server.ready_s, setup_s
+                    )
+                    flags += ["engine-bound"] if any(level.engine_bound for level in levels) else []
+                else:
+                    result = self._search(task, runner, edges, parameters, server.ready_s, setup_s, phase)
+                    flags += ["engine-bound"] if result.ended == ENGINE_BOUND else []
         except (ServerError, EngineError, DatabaseError, OSError) as err:
             crashed = isinstance(err, ServerError)
-            reason = str(err)
             return task.measurement(
                 Outcome.FAILED,
-                reason=reason,
+                reason=str(err),
                 flags=flags + (["crashed"] if crashed else []),
                 versions=versions,
                 parameters=parameters,
             )
-        versions["engine"] = prober.version
-        result = CapacitySearch(
+        versions["engine"] = runner.version
+        measurement = task.measurement(
+            Outcome.MEASURED, flags=flags, payload=result, versions=versions, parameters=parameters
+        )
+        edges.add(measurement)
+        return measurement
+
+    def _search(
+        self, task: Task, runner: Runner, edges: _Edges, parameters: dict, ready_s: float, setup_s: float | None, phase
+    ) -> CapacitySearch:
+        """The search for the edge, from the median edge of the starts before this one when there
+        are any (spec/capacity.md, "Confirmed on independent starts")."""
+        point: Point = task.point
+        workload, search_parameters = point.workload, load()[0]
+        hint = edges.hint(task)
+        limits = Limits(
+            workload.start_rate,
+            workload.min_rate,
+            workload.max_rate,
+            search_parameters.hinted_growth if hint else search_parameters.growth,
+            search_parameters.precision,
+            search_parameters.max_probes,
+        )
+        parameters["limits"] = dataclasses.asdict(limits)
+        phase(f"search from {hint:,.0f}/s" if hint else "search")
+        found = find_edge(Prober(runner, point.objective, search_parameters), limits, hint)
+        return CapacitySearch(
             ended=found.ended,
             edge=found.passing,
             failing=found.failing,
@@ -165,14 +187,6 @@ class CapacityKind:
             ready_s=ready_s,
             setup_s=setup_s,
         )
-        if found.ended == ENGINE_BOUND:
-            flags.append("engine-bound")
-        parameters["limits"] = dataclasses.asdict(limits)
-        measurement = task.measurement(
-            Outcome.MEASURED, flags=flags, payload=result, versions=versions, parameters=parameters
-        )
-        edges.add(measurement)
-        return measurement
 
     def outcome(self, m: Measurement) -> str:
         return tables.outcome(m)
@@ -195,7 +209,7 @@ class _Edges:
         return (impl, experiment, point, cpus)
 
     def add(self, m: Measurement) -> None:
-        if m.measured and m.payload.edge is not None:
+        if m.measured and isinstance(m.payload, CapacitySearch) and m.payload.edge is not None:
             self.found.setdefault(self._key(m.impl, m.experiment, m.point, m.cpus), []).append(m.payload.edge)
 
     def hint(self, task: Task) -> float | None:
@@ -216,25 +230,24 @@ def _data_file(workload: Workload, db: Database) -> Path | None:
     return path
 
 
-def _set_up(
-    engine: LoadEngine, prober: Prober, workload: Workload, data: Path | None, engine_cores: list[int]
-) -> float:
+def _set_up(runner: Runner) -> float:
     """Runs the workload's setup steps once over every data row; returns how long it took. A setup
     that fails any request is an EngineError: the search would measure a server without its data."""
+    workload = runner.workload
     rows = workload.data["rows"] if workload.data and "rows" in workload.data else 1
-    document = prober.document(workload.start_rate)
-    document |= {
-        "model": {"kind": "fixed", "requests": rows, "concurrency": SETUP_CONCURRENCY},
-        "max_duration_s": SETUP_MAX_S,
-        "steps": [engine_step(step) for step in workload.setup],
-        "data": {"csv": str(data), "delimiter": ";", "rows": "per_iteration"},
-    }
-    document.pop("warmup")
+    model = {"kind": "fixed", "requests": rows, "concurrency": SETUP_CONCURRENCY}
     began = time.monotonic()
-    run = engine.run(document, engine_cores, document["max_duration_s"] + 30)
-    requests = run.result["requests"]
+    ran = runner.run(runner.document(model, workload.setup, SETUP_MAX_S), f"the setup of {workload.id}")
+    requests = ran.result["requests"]
     if requests["ok"] != rows:
         raise EngineError(
             f"setup of {workload.id}: {requests['ok']} of {rows} requests succeeded ({requests['errors']})"
         )
     return time.monotonic() - began
+
+
+def _estimate(point: Point, repetition: int) -> float:
+    """Seconds a measurement takes, for the ETA: a start, and a first search, a hinted one or a sweep."""
+    if point.clients:
+        return START_S + len(point.clients) * PROBE_S
+    return START_S + PROBE_S * (HINTED_PROBES if repetition else FIRST_PROBES)

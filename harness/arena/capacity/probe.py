@@ -1,6 +1,7 @@
 """One probe of a search (spec/capacity.md, "A probe"): the workload's arrivals at one rate, warmed
 until steady and then measured for long enough to hold its answers, judged against the objective,
-with the engine's own load beside it."""
+with the engine's own load beside it; and the runs of the engine on a server start that probes and
+sweeps share."""
 
 from __future__ import annotations
 
@@ -85,39 +86,71 @@ def judged(result: dict, offered: int, objective: Objective, search: SearchParam
     return reasons
 
 
-class Prober:
-    """Probes one server start with one workload; each call is a probe at a rate."""
+@dataclass(frozen=True)
+class Ran:
+    """One run of the engine on a start: its result document and what it cost both sides."""
+
+    result: dict
+    busy: float  # the engine's CPU over its cores and wall time
+    engine_cpu_s: float
+    server_cpu_s: float  # over the measured window
+    server_peak_rss_kb: int
+
+
+class Runner:
+    """A workload on one server start: each run of the engine against it, the server left idle
+    before it and sampled during it."""
 
     def __init__(
-        self,
-        engine: LoadEngine,
-        server: Server,
-        engine_cores: list[int],
-        workload: Workload,
-        objective: Objective,
-        search: SearchParameters,
-        data: Path | None,
+        self, engine: LoadEngine, server: Server, engine_cores: list[int], workload: Workload, data: Path | None
     ) -> None:
         self.engine, self.server, self.engine_cores = engine, server, engine_cores
-        self.workload, self.objective, self.search, self.data = workload, objective, search, data
+        self.workload, self.data = workload, data
         self.version = ""  # the engine's, once it has run
 
-    def document(self, rate: float) -> dict:
-        """The engine's scenario for a probe at `rate` (loadgen/README.md)."""
-        rule = warmup_rule(rate, self.search.warmup)
-        window = window_s(rate, self.search)
+    def document(self, model: dict, steps: list[dict], max_duration_s: float, rule: Rule | None = None) -> dict:
+        """The engine's scenario for `model` with the workload's rows (loadgen/README.md)."""
         document = {
             "target": f"http://{self.server.host}:{self.server.port}",
-            "model": {"kind": "open", "rate": rate, "duration_s": window, "max_in_flight": self.search.max_in_flight},
-            "steps": [engine_step(step) for step in self.workload.steps],
+            "model": model,
+            "steps": [engine_step(step) for step in steps],
             "keep_alive": True,
             "timeout_ms": REQUEST_TIMEOUT_MS,
-            "max_duration_s": rule.max_s + window + DRAIN_S,
-            "warmup": rule.document(),
+            "max_duration_s": max_duration_s,
         }
+        if rule is not None:
+            document["warmup"] = rule.document()
         if self.data is not None:
-            document["data"] = {"csv": str(self.data), "delimiter": ";", "rows": "per_user"}
+            rows = "per_iteration" if model["kind"] == "fixed" else "per_user"
+            document["data"] = {"csv": str(self.data), "delimiter": ";", "rows": rows}
         return document
+
+    def run(self, document: dict, what: str) -> Ran:
+        """Runs `document` once the server is idle; a server that died meanwhile is a ServerError."""
+        settle(self.server)
+        with Sampler(self.server) as sampler:
+            run = self.engine.run(document, self.engine_cores, document["max_duration_s"] + 30)
+        if not self.server.alive():
+            raise ServerError(f"the server died during {what}")
+        self.version = run.version
+        result = run.result
+        opened = result["started_unix_ms"] / 1000 + (result.get("warmup") or {}).get("measured_from_s", 0.0)
+        cpu_s, peak_rss_kb = sampler.window(opened, opened + result["elapsed_s"])
+        return Ran(result, run.busy(len(self.engine_cores)), run.cpu_s, cpu_s, peak_rss_kb)
+
+
+class Prober:
+    """Probes one server start with its workload under an objective; each call is a probe at a rate."""
+
+    def __init__(self, runner: Runner, objective: Objective, search: SearchParameters) -> None:
+        self.runner, self.objective, self.search = runner, objective, search
+
+    def document(self, rate: float) -> dict:
+        """The engine's scenario for a probe at `rate`: warm-up, then the measured window."""
+        rule = warmup_rule(rate, self.search.warmup)
+        window = window_s(rate, self.search)
+        model = {"kind": "open", "rate": rate, "duration_s": window, "max_in_flight": self.search.max_in_flight}
+        return self.runner.document(model, self.runner.workload.steps, rule.max_s + window + DRAIN_S, rule)
 
     def __call__(self, rate: float) -> Probe:
         probe = self._once(rate, tries=1)
@@ -126,26 +159,18 @@ class Prober:
         return probe
 
     def _once(self, rate: float, tries: int) -> Probe:
-        settle(self.server)
         document = self.document(rate)
         window = document["model"]["duration_s"]
-        with Sampler(self.server) as sampler:
-            run = self.engine.run(document, self.engine_cores, document["max_duration_s"] + 30)
-        if not self.server.alive():
-            raise ServerError(f"the server died during the probe at {rate:,.1f}/s")
-        self.version = run.version
-        result = run.result
-        opened = result["started_unix_ms"] / 1000 + result["warmup"]["measured_from_s"]
-        cpu_s, peak_rss_kb = sampler.window(opened, opened + result["elapsed_s"])
-        offered = round(rate * window) * len(self.workload.steps)
+        ran = self.runner.run(document, f"the probe at {rate:,.1f}/s")
+        result = ran.result
+        offered = round(rate * window) * len(self.runner.workload.steps)
         reasons = judged(result, offered, self.objective, self.search)
-        busy = run.busy(len(self.engine_cores))
         latency, requests = result["all"]["latency_us"], result["requests"]
         return Probe(
             rate=rate,
-            passed=not reasons and busy <= ENGINE_BOUND,
+            passed=not reasons and ran.busy <= ENGINE_BOUND,
             reasons=reasons,
-            engine_bound=busy > ENGINE_BOUND,
+            engine_bound=ran.busy > ENGINE_BOUND,
             steady=result["warmup"]["steady_at"] is not None,
             tries=tries,
             window_s=window,
@@ -160,10 +185,10 @@ class Prober:
             p999_ms=latency["p999"] / 1000,
             max_ms=latency["max"] / 1000,
             warmup_s=result["warmup"]["seconds"],
-            engine_busy=round(busy, 3),
-            engine_cpu_s=run.cpu_s,
-            server_cpu_s=cpu_s,
-            server_peak_rss_kb=peak_rss_kb,
+            engine_busy=round(ran.busy, 3),
+            engine_cpu_s=ran.engine_cpu_s,
+            server_cpu_s=ran.server_cpu_s,
+            server_peak_rss_kb=ran.server_peak_rss_kb,
         )
 
 

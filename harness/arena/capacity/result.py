@@ -1,5 +1,5 @@
 """What one capacity measurement holds (its payload): one search on one server start, every probe
-it ran, and where it ended."""
+it ran, and where it ended; or one sweep of concurrency on a start, every level it measured."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from arena.capacity.probe import Probe
 from arena.capacity.search import ENGINE_BOUND
+from arena.capacity.sweep import Level
 from arena.results.measurement import payload
 
 
@@ -56,3 +57,22 @@ class CapacitySearch:
             "hint": self.hint,
             "ready_s": self.ready_s,
         } | at_edge
+
+
+@payload
+@dataclass(frozen=True)
+class ClientSweep:
+    levels: list[dict]  # every level, in the order measured (sweep.Level's fields)
+    steps: int  # requests an arrival sends
+    ready_s: float
+    setup_s: float | None
+
+    def level_list(self) -> list[Level]:
+        return [Level(**level) for level in self.levels]
+
+    def exported(self) -> dict:
+        """Its numbers, flat, for `arena export` (spec/export.md): throughput and p99 by clients."""
+        flat: dict = {}
+        for level in self.level_list():
+            flat |= {f"throughput.{level.clients}": level.throughput, f"p99_ms.{level.clients}": level.p99_ms}
+        return flat | {"ready_s": self.ready_s}

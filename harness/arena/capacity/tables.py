@@ -9,7 +9,8 @@ import json
 import statistics
 from collections import defaultdict
 
-from arena.capacity.result import CapacitySearch
+from arena.capacity import scaling
+from arena.capacity.result import CapacitySearch, ClientSweep
 from arena.capacity.search import AT_MAX, BELOW_MIN, ENGINE_BOUND, FOUND
 from arena.capacity.workloads import Objective, load
 from arena.report.charts import LINE, LOG, Chart, Series, Value
@@ -161,19 +162,22 @@ def report(title: str, measurements: list[Measurement], skipped: list[str]) -> R
         {m.experiment for m in ours} - set(workloads)
     ):
         group = [m for m in ours if m.experiment == workload_id]
+        known = workloads.get(workload_id)
+        title = known.title if known else "a workload no longer in spec/capacity.toml"
         for point in sorted({m.point for m in group}):
-            objective = Objective(**json.loads(point))
             at_point = [m for m in group if m.point == point]
+            if "clients" in json.loads(point):
+                sections.append(scaling.section(workload_id, title, at_point))
+                continue
+            objective = Objective(**json.loads(point))
             rows, notes = [], []
             for impl, cpus in sorted({(m.impl, m.cpus) for m in at_point}):
                 row, row_notes = _row(impl, cpus, [m for m in at_point if (m.impl, m.cpus) == (impl, cpus)])
                 rows.append(row)
                 notes += row_notes
-            known = workloads.get(workload_id)
-            heading = f"{workload_id}: {known.title if known else 'a workload no longer in spec/capacity.toml'}"
             sections.append(
                 Section(
-                    f"{heading} — objective {objective.label}",
+                    f"{workload_id}: {title} — objective {objective.label}",
                     Table(COLUMNS, rows),
                     notes,
                     charts=_curves(workload_id, objective, at_point),
@@ -183,9 +187,12 @@ def report(title: str, measurements: list[Measurement], skipped: list[str]) -> R
 
 
 def outcome(m: Measurement) -> str:
-    """A search in one line, for the progress display."""
+    """A search or a sweep in one line, for the progress display."""
     if not m.measured:
         return f"FAILED: {m.reason.splitlines()[0] if m.reason else 'no reason given'}"
+    if isinstance(m.payload, ClientSweep):
+        levels = m.payload.level_list()
+        return "  ".join(f"{level.clients}: {level.throughput:,.0f}/s" for level in levels)
     search: CapacitySearch = m.payload
     probe = search.at_edge()
     edge = "no rate passed" if search.edge is None else f"edge {search.edge:,.1f}/s"

@@ -65,10 +65,12 @@ class Workload:
 
 @dataclass(frozen=True)
 class Point:
-    """A workload under an objective: what one capacity measurement searches."""
+    """A workload under an objective, whose edge one capacity measurement searches; or, with
+    `clients`, the levels of concurrency one measurement sweeps."""
 
     workload: Workload
     objective: Objective
+    clients: tuple[int, ...] = ()
 
     @property
     def experiment(self) -> str:
@@ -76,11 +78,13 @@ class Point:
 
     @property
     def key(self) -> str:
-        return json.dumps(self.objective.document(), sort_keys=True)
+        return json.dumps(
+            {"clients": list(self.clients)} if self.clients else self.objective.document(), sort_keys=True
+        )
 
     @property
     def label(self) -> str:
-        return self.objective.label
+        return f"clients {self.clients[0]}..{self.clients[-1]}" if self.clients else self.objective.label
 
 
 @cache

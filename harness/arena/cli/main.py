@@ -418,6 +418,11 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument(
         "--slo", help="an objective for every workload instead of its own, e.g. p99=50ms or p99=50ms,p999=200ms"
     )
+    s.add_argument(
+        "--scaling",
+        action="store_true",
+        help="also sweep 1, 2, 4, … 64 clients without think time on fresh starts; fit the Universal Scalability Law",
+    )
     s.add_argument("--db-url", **DB_URL)
     s.set_defaults(func=cmd_capacity)
 
