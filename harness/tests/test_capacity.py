@@ -26,6 +26,7 @@ from arena.kind import Task
 from arena.results.measurement import Measurement, Outcome
 from arena.results.scalability import model
 from conftest import needs_engine, write_impl
+from test_export import search
 
 # Serves one request at a time on one thread: each GET /work spins 2 ms of CPU before it answers, so
 # its capacity is just under 500 a second, less the cost of the HTTP around the work.
@@ -243,3 +244,16 @@ def test_a_sweep_over_starts_is_fitted_and_drawn_with_its_curve():
     (chart,) = section.charts
     assert [s.label for s in chart.series] == ["go cpus=1", "go cpus=1 USL fit", "rust cpus=1", "rust cpus=1 USL fit"]
     assert any("fit residuals at most" in note for note in section.notes)
+
+
+def test_edges_over_four_budgets_are_fitted_against_cores_and_fewer_say_why_not():
+    point = json.dumps({"p99_ms": 10})
+    by_cores = [
+        Measurement("capacity", "go", "plaintext", point, n, 0, Outcome.MEASURED, payload=search(model(n, 900, 0.1, 0)))
+        for n in (1, 2, 4, 8)
+    ]
+    (section,) = tables.report("t", by_cores, []).sections
+    (fitted,) = [note for note in section.notes if "capacity against cores (USL)" in note]
+    assert fitted.startswith("go capacity against cores (USL): lambda 900/s a core, sigma 0.1000")
+    (one,) = tables.report("t", by_cores[:1], []).sections
+    assert "capacity against cores: 1 budget(s) measured (1); a fit needs 4" in " ".join(one.notes)

@@ -16,6 +16,7 @@ from arena.capacity.workloads import Objective, load
 from arena.report.charts import LINE, LOG, Chart, Series, Value
 from arena.report.tables import Cell, Column, Report, Row, Section, Table, legend
 from arena.results.measurement import Measurement
+from arena.results.scalability import MIN_LEVELS, FitError, fit
 from arena.results.stats import summarize
 
 KIND = "capacity"
@@ -154,6 +155,35 @@ def _curves(workload: str, objective: Objective, measurements: list[Measurement]
     return charts
 
 
+def _core_fits(measurements: list[Measurement]) -> list[str]:
+    """The Universal Scalability Law over the edges by core budget, per implementation, where at
+    least four budgets were measured; else why there is no such fit."""
+    budgets = sorted({m.cpus for m in measurements})
+    if len(budgets) < MIN_LEVELS:
+        return [
+            f"capacity against cores: {len(budgets)} budget(s) measured ({', '.join(map(str, budgets))}); a fit needs "
+            f"{MIN_LEVELS}, each leaving a core for the engine: a machine of {MIN_LEVELS + 1} cores or more"
+        ]
+    notes = []
+    for impl in sorted({m.impl for m in measurements}):
+        edges = [
+            (m.cpus, m.payload.edge)
+            for m in measurements
+            if m.impl == impl and m.measured and m.payload.edge is not None and "engine-bound" not in m.flags
+        ]
+        try:
+            fitted = fit([c for c, _ in edges], [e for _, e in edges])
+        except FitError as err:
+            notes.append(f"{impl} capacity against cores: no fit: {err}")
+            continue
+        peak = f", peak at {fitted.peak_n:.1f} cores" if fitted.peak_n is not None else ""
+        notes.append(
+            f"{impl} capacity against cores (USL): lambda {fitted.lam:,.0f}/s a core, sigma {fitted.sigma:.4f}, "
+            f"kappa {fitted.kappa:.2e}{peak}; residuals at most {max(map(abs, fitted.residuals)):,.1f}/s"
+        )
+    return notes
+
+
 def report(title: str, measurements: list[Measurement], skipped: list[str]) -> Report:
     workloads = load()[1]
     ours = [m for m in measurements if m.kind == KIND]
@@ -175,6 +205,7 @@ def report(title: str, measurements: list[Measurement], skipped: list[str]) -> R
                 row, row_notes = _row(impl, cpus, [m for m in at_point if (m.impl, m.cpus) == (impl, cpus)])
                 rows.append(row)
                 notes += row_notes
+            notes += _core_fits(at_point)
             sections.append(
                 Section(
                     f"{workload_id}: {title} — objective {objective.label}",
