@@ -11,16 +11,15 @@ import pytest
 
 from arena.capacity import kind as capacity_kind
 from arena.capacity import sweep, tables
-from arena.capacity.probe import Prober, Runner, judged, warmup_rule, window_s
-from arena.capacity.result import ClientSweep
-from arena.capacity.search import ENGINE_BOUND, FOUND, Limits, find_edge
+from arena.capacity.probe import judged, warmup_rule, window_s
+from arena.capacity.result import CapacitySearch, ClientSweep
+from arena.capacity.search import ENGINE_BOUND, FOUND
 from arena.capacity.workloads import Objective, Point, Workload, load, objective_of, parse_slo
 from arena.cli import main as cli
 from arena.engines import loadgen
 from arena.engines.interface import EngineRun
 from arena.engines.steadiness import Rule
 from arena.errors import UsageError
-from arena.host.process import free_port, running
 from arena.impls import catalog
 from arena.kind import Task
 from arena.results.measurement import Measurement, Outcome
@@ -82,21 +81,28 @@ def one_at_a_time(tmp_path) -> catalog.Manifest:
 
 
 @needs_engine
-def test_a_server_of_known_capacity_is_found_within_five_percent(tmp_path):
-    search_parameters = load()[0]
-    engine = loadgen.Loadgen()
-    with running(one_at_a_time(tmp_path), 1, free_port(), {}, [0]) as server:
-        prober = Prober(Runner(engine, server, [1], WORK, None), WORK.objective, search_parameters)
-        found = find_edge(prober, Limits(WORK.start_rate, WORK.min_rate, WORK.max_rate))
-    assert found.ended == FOUND, [(p.rate, p.reasons) for p in found.probes]
-    edge = next(p for p in found.probes if p.passed and p.rate == found.passing)
+def test_a_server_of_known_capacity_is_found_within_five_percent_and_draws_its_hockey_stick(tmp_path):
+    kind = capacity_kind.CapacityKind(loadgen.Loadgen())
+    task = Task("capacity", one_at_a_time(tmp_path), Point(WORK, WORK.objective), 1, 0, 1.0)
+    m = kind.measure(task, {"work": None}, None, capacity_kind._Edges([]), lambda _: None)
+    assert m.measured, m.reason
+    found: CapacitySearch = m.payload
+    assert found.ended == FOUND, [(p["rate"], p["reasons"]) for p in found.probes]
+    edge = found.at_edge()
     # What the server can serve, by its own CPU time a request at the edge: work and HTTP together.
     capacity = edge.ok_requests / edge.server_cpu_s
-    assert 0.95 * capacity <= found.passing <= 1.05 * capacity, (found.passing, capacity)
-    assert 400 < found.passing < 500
-    assert found.failing <= found.passing * 1.03
-    failed = [p for p in found.probes if not p.passed]
+    assert 0.95 * capacity <= found.edge <= 1.05 * capacity, (found.edge, capacity)
+    assert 400 < found.edge < 500 and found.failing <= found.edge * 1.03
+    failed = [p for p in found.probe_list() if not p.passed]
     assert failed and all(p.reasons for p in failed)  # every failure says why
+
+    # The hockey stick: p99 within the objective up to the edge, past it from the first rate that failed.
+    p99, _ = tables.report("t", [m], []).sections[0].charts
+    (line,) = [s for s in p99.series if s.label == "one-at-a-time cpus=1"]
+    points = list(zip(line.xs, (v.y for v in line.values), strict=True))
+    assert max(y for x, y in points if x <= found.edge) <= 50 < min(y for x, y in points if x >= found.failing)
+    (mark,) = [s for s in p99.series if s.label == "one-at-a-time cpus=1 edge"]
+    assert mark.xs == [round(found.edge, 3)]
 
 
 def synthetic(document: dict, p99_ms: float = 1.0, answered: float = 1.0) -> dict:
