@@ -1,0 +1,134 @@
+"""`arena export`: a stored run as documents scripts and notebooks read without SQLite, in the
+versioned schema of spec/export.md — every measurement with its flat values and its whole payload,
+and a summary per implementation, experiment, point and budget over the repetitions that count."""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import io
+import json
+import math
+from collections import defaultdict
+
+from arena.results.measurement import Measurement
+from arena.results.stats import summarize
+from arena.results.store import Run
+
+SCHEMA = "arena.export/1"
+# A repetition with one of these flags is kept in the measurements but left out of the summaries,
+# as the tables leave it out of their medians.
+UNCOUNTED = {"unsteady", "crashed"}
+ENVELOPE = ["kind", "impl", "experiment", "point", "cpus", "repetition", "outcome", "reason", "flags"]
+
+
+def values_of(m: Measurement) -> dict[str, float | str | None]:
+    """The measurement's numbers as its payload gives them, flat (`exported()`)."""
+    return m.payload.exported() if m.payload is not None else {}
+
+
+def measurement_row(m: Measurement) -> dict:
+    return {
+        "kind": m.kind,
+        "impl": m.impl,
+        "experiment": m.experiment,
+        "point": json.loads(m.point),
+        "cpus": m.cpus,
+        "repetition": m.repetition,
+        "outcome": str(m.outcome),
+        "reason": m.reason,
+        "flags": m.flags,
+        "versions": m.versions,
+        "values": values_of(m),
+        "payload": dataclasses.asdict(m.payload) if m.payload is not None else None,
+    }
+
+
+def summaries(measurements: list[Measurement]) -> list[dict]:
+    """Per kind, implementation, experiment, point and budget: every numeric value over the
+    repetitions that count, as a median with its 95% interval, and the flags of any repetition."""
+    groups: dict[tuple, list[Measurement]] = defaultdict(list)
+    for m in measurements:
+        groups[(m.kind, m.impl, m.experiment, m.point, m.cpus)].append(m)
+    made = []
+    for (kind, impl, experiment, point, cpus), group in sorted(groups.items()):
+        counted = [m for m in group if m.measured and not UNCOUNTED & set(m.flags)]
+        numbers: dict[str, list[float]] = defaultdict(list)
+        for m in counted:
+            for name, value in values_of(m).items():
+                if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+                    numbers[name].append(float(value))
+        shown = {}
+        for name, found in numbers.items():
+            summary = summarize(found)
+            shown[name] = {"median": summary.median, "low": summary.ci_low, "high": summary.ci_high, "n": summary.n}
+            shown[name]["cov"] = summary.cov
+        made.append(
+            {
+                "kind": kind,
+                "impl": impl,
+                "experiment": experiment,
+                "point": json.loads(point),
+                "cpus": cpus,
+                "repetitions": len(group),
+                "counted": len(counted),
+                "flags": sorted({flag for m in group for flag in m.flags}),
+                "values": shown,
+            }
+        )
+    return made
+
+
+def document(run: Run, measurements: list[Measurement]) -> dict:
+    return {
+        "schema": SCHEMA,
+        "run": {
+            "name": run.name,
+            "kind": run.kind,
+            "suite": run.suite,
+            "started": run.started,
+            "finished": run.finished,
+            "interrupted": run.interrupted,
+            "git_commit": run.git_commit,
+            "git_dirty": run.git_dirty,
+            "host": run.host,
+            "plan": run.plan,
+        },
+        "measurements": [measurement_row(m) for m in measurements],
+        "summaries": summaries(measurements),
+    }
+
+
+def as_json(run: Run, measurements: list[Measurement]) -> str:
+    return json.dumps(document(run, measurements), indent=1, default=str) + "\n"
+
+
+def as_csv(run: Run, measurements: list[Measurement], rows: str) -> str:
+    """One CSV table: a row per measurement (its envelope and flat values), or per summary (its
+    envelope and each value's median, low and high)."""
+    if rows == "summaries":
+        made = []
+        for s in summaries(measurements):
+            row = {key: s[key] for key in ("kind", "impl", "experiment", "point", "cpus", "repetitions", "counted")}
+            row["flags"] = s["flags"]
+            for name, value in s["values"].items():
+                row |= {f"{name}.median": value["median"], f"{name}.low": value["low"], f"{name}.high": value["high"]}
+            made.append(row)
+    else:
+        made = [
+            {key: getattr(m, key) for key in ENVELOPE} | {"point": m.point} | values_of(m) for m in measurements
+        ]
+    head = ["run", *dict.fromkeys(key for row in made for key in row)]
+    out = io.StringIO()
+    writer = csv.DictWriter(out, head, lineterminator="\n")
+    writer.writeheader()
+    for row in made:
+        writer.writerow({"run": run.name} | {k: _cell(v) for k, v in row.items()})
+    return out.getvalue()
+
+
+def _cell(value: object) -> object:
+    """Lists and objects as JSON text in a cell; the rest as they are."""
+    if isinstance(value, list | dict):
+        return json.dumps(value, sort_keys=True)
+    return "" if value is None else value
