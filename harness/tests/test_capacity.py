@@ -73,6 +73,8 @@ def one_at_a_time(tmp_path) -> catalog.Manifest:
         [[toolchain]]
         name = "python"
         check = ["{sys.executable}", "--version"]
+        [build]
+        steps = [["true"]]
         [cores]
         max = 1
         how = "one thread, one request at a time"
