@@ -178,7 +178,8 @@ def test_a_probe_fails_with_every_reason_that_failed_it(p99_ms, answered, steady
 
 def test_a_probe_holds_enough_answers_and_its_warmup_enough_arrivals_at_low_rates():
     search = load()[0]
-    assert window_s(1000, search) == 2.0  # 1,000 answers in a second: the 2 s floor
+    assert window_s(4000, search) == 1.0  # 1,000 answers in a quarter second: the 1 s floor
+    assert window_s(500, search) == 2.0
     assert window_s(200, search) == 5.0
     assert window_s(10, search) == 15.0  # the ceiling: 150 answers, said in its record
     rule = warmup_rule(5, Rule(slice_s=0.5, max_s=6.0, window=3))

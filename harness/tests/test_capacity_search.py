@@ -13,6 +13,7 @@ class Verdict:
     rate: float
     passed: bool
     engine_bound: bool = False
+    predicted: float | None = None
 
 
 def server(capacity: float, engine_limit: float = float("inf")):
@@ -67,3 +68,17 @@ def test_a_spurious_failure_makes_the_edge_lower_never_higher():
     never reports more than was sustained, and the repetitions on other starts show the spread."""
     search = find_edge(lambda rate: Verdict(rate, rate <= 480 and rate != 200), LIMITS)
     assert search.ended == FOUND and 100 <= search.passing < 200 <= search.passing * 1.03
+
+
+def test_a_probe_that_predicts_how_far_its_server_reaches_shortens_the_climb():
+    """A server whose cost per request a probe reveals: the search jumps to 90% of the prediction
+    (at most 16 times the rate) instead of doubling its way up from a slow start."""
+
+    def predicting(rate):
+        return Verdict(rate, rate <= 20_000, predicted=21_000 if rate <= 20_000 else None)
+
+    climbed = find_edge(lambda rate: Verdict(rate, rate <= 20_000), LIMITS)
+    jumped = find_edge(predicting, LIMITS)
+    assert [p.rate for p in jumped.probes[:3]] == [100, 1600, 18_900]
+    assert jumped.ended == climbed.ended == FOUND and len(jumped.probes) < len(climbed.probes) - 3
+    assert jumped.passing <= 20_000 < jumped.failing <= jumped.passing * 1.03

@@ -123,11 +123,16 @@ class CapacityKind:
             workload.settings | {"ARENA_HOST": "127.0.0.1"} | ({"ARENA_DB_URL": db.url} if workload.database else {})
         )
         try:
+            # The database runs on the engine's cores (the client side of the server), and its CPU
+            # is sampled beside the server's when the harness started it, as in `arena run`.
+            sampled_db = db if workload.database and db.own else None
             if workload.database:
                 db.reset()
+                db.pin(engine_cores)
+                parameters["db_cores"] = engine_cores
             phase("start")
             with running(manifest, task.cpus, free_port(), given, server_cores) as server:
-                runner = Runner(self.engine, server, engine_cores, workload, data[workload.id])
+                runner = Runner(self.engine, server, engine_cores, workload, data[workload.id], sampled_db)
                 setup_s = None
                 if workload.setup:
                     phase("setup")
@@ -172,6 +177,7 @@ class CapacityKind:
             search_parameters.hinted_growth if hint else search_parameters.growth,
             search_parameters.precision,
             search_parameters.max_probes,
+            search_parameters.max_jump,
         )
         parameters["limits"] = dataclasses.asdict(limits)
         phase(f"search from {hint:,.0f}/s" if hint else "search")

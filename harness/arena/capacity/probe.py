@@ -5,6 +5,7 @@ sweeps share."""
 
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -12,7 +13,7 @@ from pathlib import Path
 from arena.capacity.workloads import Objective, SearchParameters, Workload
 from arena.engines.interface import ENGINE_BOUND, LoadEngine
 from arena.engines.steadiness import Rule
-from arena.host.process import Sampler, Server, ServerError, cpu_times
+from arena.host.process import Processes, Sampler, Server, ServerError, cpu_times
 
 REQUEST_TIMEOUT_MS = 10_000
 DRAIN_S = 15  # after the schedule, what is in flight may take this long before the run is cut
@@ -20,6 +21,7 @@ IDLE_SHARE = 0.1  # between probes, the server is left until it uses less of a c
 SETTLE_MAX_S = 5.0
 SETTLE_STEP_S = 0.2
 MIN_SLICE_ANSWERS = 10  # a warm-up slice holds at least this many arrivals
+MIN_BUSY = 0.05  # a server less busy than this over a probe says too little of its cost to predict from
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,9 @@ class Probe:
     engine_cpu_s: float
     server_cpu_s: float  # over the measured window
     server_peak_rss_kb: int
+    # Since the database workload's PostgreSQL is sampled, and searches jump by what a probe predicts:
+    db_cpu_s: float | None = None  # the harness's PostgreSQL over the window, on the engine's cores
+    predicted: float | None = None  # the rate its server's CPU use suggests it reaches (capacity/search.py)
 
     @property
     def answered(self) -> float:
@@ -95,6 +100,7 @@ class Ran:
     engine_cpu_s: float
     server_cpu_s: float  # over the measured window
     server_peak_rss_kb: int
+    db_cpu_s: float | None  # the database's, when the runner samples one
 
 
 class Runner:
@@ -102,10 +108,17 @@ class Runner:
     before it and sampled during it."""
 
     def __init__(
-        self, engine: LoadEngine, server: Server, engine_cores: list[int], workload: Workload, data: Path | None
+        self,
+        engine: LoadEngine,
+        server: Server,
+        engine_cores: list[int],
+        workload: Workload,
+        data: Path | None,
+        db: Processes | None = None,
     ) -> None:
         self.engine, self.server, self.engine_cores = engine, server, engine_cores
         self.workload, self.data = workload, data
+        self.db = db  # sampled beside the server: the database a workload's requests use
         self.version = ""  # the engine's, once it has run
 
     def document(self, model: dict, steps: list[dict], max_duration_s: float, rule: Rule | None = None) -> dict:
@@ -128,15 +141,18 @@ class Runner:
     def run(self, document: dict, what: str) -> Ran:
         """Runs `document` once the server is idle; a server that died meanwhile is a ServerError."""
         settle(self.server)
-        with Sampler(self.server) as sampler:
+        db_sampling = Sampler(self.db, proportional=True) if self.db else contextlib.nullcontext()
+        with Sampler(self.server) as sampler, db_sampling as db_sampler:
             run = self.engine.run(document, self.engine_cores, document["max_duration_s"] + 30)
         if not self.server.alive():
             raise ServerError(f"the server died during {what}")
         self.version = run.version
         result = run.result
         opened = result["started_unix_ms"] / 1000 + (result.get("warmup") or {}).get("measured_from_s", 0.0)
-        cpu_s, peak_rss_kb = sampler.window(opened, opened + result["elapsed_s"])
-        return Ran(result, run.busy(len(self.engine_cores)), run.cpu_s, cpu_s, peak_rss_kb)
+        closed = opened + result["elapsed_s"]
+        cpu_s, peak_rss_kb = sampler.window(opened, closed)
+        db_cpu_s = db_sampler.window(opened, closed)[0] if db_sampler else None
+        return Ran(result, run.busy(len(self.engine_cores)), run.cpu_s, cpu_s, peak_rss_kb, db_cpu_s)
 
 
 class Prober:
@@ -189,7 +205,17 @@ class Prober:
             engine_cpu_s=ran.engine_cpu_s,
             server_cpu_s=ran.server_cpu_s,
             server_peak_rss_kb=ran.server_peak_rss_kb,
+            db_cpu_s=ran.db_cpu_s,
+            predicted=predicted(rate, ran.server_cpu_s, window, self.runner.server.cpus) if not reasons else None,
         )
+
+
+def predicted(rate: float, cpu_s: float, window: float, cpus: int) -> float | None:
+    """The rate at which the server's cores would be busy all the time, at the cost of a request it
+    showed at `rate`: an upper bound of the edge for a server its own CPU limits; None when it was
+    too idle to tell."""
+    busy = cpu_s / (window * cpus)
+    return rate / busy if busy >= MIN_BUSY else None
 
 
 def engine_step(step: dict) -> dict:

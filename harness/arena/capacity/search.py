@@ -1,7 +1,7 @@
 """The search for the edge (spec/capacity.md, "The search"): bracket the highest rate that passes
-by growing or shrinking, then bisect until the lowest failing rate is within the precision above
-it. It knows nothing of servers: `probe(rate)` says whether a rate passed, so the tests drive it
-with servers of known capacity made of arithmetic."""
+by growing (as far as a passing probe predicts) or shrinking, then bisect until the lowest failing
+rate is within the precision above it. It knows nothing of servers: `probe(rate)` says whether a
+rate passed, so the tests drive it with servers of known capacity made of arithmetic."""
 
 from __future__ import annotations
 
@@ -23,6 +23,9 @@ class Verdict(Protocol):
     @property
     def engine_bound(self) -> bool: ...  # the engine, not the server, may have limited it
 
+    @property
+    def predicted(self) -> float | None: ...  # a rate the probe suggests the server reaches, if it can tell
+
 
 @dataclass(frozen=True)
 class Limits:
@@ -32,6 +35,7 @@ class Limits:
     growth: float = 2.0
     precision: float = 0.03
     max_probes: int = 24
+    max_jump: float = 16.0  # the most a passing probe's prediction may multiply the rate by
 
 
 # How a search ended: the edge was bracketed within the precision, or one of its bounds stopped it.
@@ -61,6 +65,16 @@ class Search:
         return min(rates) if rates else None
 
 
+def next_rate(rate: float, predicted: float | None, limits: Limits) -> float:
+    """The next rate while probes pass: `growth` times this one, or, when the probe predicts the
+    server reaches further, 90% of its prediction (at most `max_jump` times this rate), so that a
+    fast server is not climbed to by doubling from a slow start."""
+    grown = rate * limits.growth
+    if predicted is None or limits.growth <= 1 + limits.precision:
+        return grown
+    return min(max(grown, 0.9 * predicted), rate * limits.max_jump)
+
+
 def find_edge(probe: Callable[[float], Verdict], limits: Limits, hint: float | None = None) -> Search:
     """Searches from `limits.start_rate`, or from `hint` (a rate near the edge, from earlier
     starts) with the same steps: `limits.growth` says how far each step of the bracketing goes."""
@@ -83,11 +97,12 @@ def find_edge(probe: Callable[[float], Verdict], limits: Limits, hint: float | N
     if first is None:
         return search
     if first.passed:  # grow until a probe fails
+        verdict = first
         while True:
             if rate >= limits.max_rate:
                 search.ended = AT_MAX
                 return search
-            rate = min(rate * limits.growth, limits.max_rate)
+            rate = min(next_rate(rate, verdict.predicted, limits), limits.max_rate)
             verdict = tried(rate)
             if verdict is None:
                 return search

@@ -39,6 +39,7 @@ class SearchParameters:
     growth: float
     hinted_growth: float
     max_probes: int
+    max_jump: float
     min_answers: int
     window_min_s: float
     window_max_s: float

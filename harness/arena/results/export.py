@@ -115,9 +115,7 @@ def as_csv(run: Run, measurements: list[Measurement], rows: str) -> str:
                 row |= {f"{name}.median": value["median"], f"{name}.low": value["low"], f"{name}.high": value["high"]}
             made.append(row)
     else:
-        made = [
-            {key: getattr(m, key) for key in ENVELOPE} | {"point": m.point} | values_of(m) for m in measurements
-        ]
+        made = [{key: getattr(m, key) for key in ENVELOPE} | {"point": m.point} | values_of(m) for m in measurements]
     head = ["run", *dict.fromkeys(key for row in made for key in row)]
     out = io.StringIO()
     writer = csv.DictWriter(out, head, lineterminator="\n")

@@ -1,10 +1,10 @@
 """The Universal Scalability Law (Gunther) fitted to throughput against concurrency or cores:
 
-    X(N) = λN / (1 + σ(N − 1) + κN(N − 1))
+    X(N) = lambda N / (1 + sigma (N - 1) + kappa N (N - 1))
 
-λ is the throughput of one (client or core) without interference, σ the share serialized
-(contention), κ the cost of keeping the others coherent (crosstalk); with κ > 0 the throughput
-peaks at N* = √((1 − σ) / κ) and falls beyond it. The fit is a nonlinear least squares of the
+lambda is the throughput of one (client or core) without interference, sigma the share serialized
+(contention), kappa the cost of keeping the others coherent (crosstalk); with kappa > 0 the
+throughput peaks at N* = sqrt((1 - sigma) / kappa) and falls beyond it. The fit is a nonlinear least squares of the
 measured throughputs (scipy's curve_fit), as Baron Schwartz's *Practical Scalability Analysis with
 the Universal Scalability Law* fits it; tests/test_scalability.py reproduces the book's example.
 """
@@ -26,9 +26,9 @@ class FitError(ValueError):
 
 @dataclass(frozen=True)
 class Fit:
-    lam: float  # λ: throughput at N = 1 without interference
-    sigma: float  # σ: contention
-    kappa: float  # κ: crosstalk
+    lam: float  # lambda: throughput at N = 1 without interference
+    sigma: float  # contention
+    kappa: float  # crosstalk
     residuals: list[float]  # measured minus fitted, at each level in the order given
 
     def throughput(self, n: float) -> float:
@@ -36,7 +36,7 @@ class Fit:
 
     @property
     def peak_n(self) -> float | None:
-        """N*, where throughput is highest; None when it keeps growing (κ = 0)."""
+        """N*, where throughput is highest; None when it keeps growing (kappa = 0)."""
         return math.sqrt((1 - self.sigma) / self.kappa) if self.kappa > 0 and self.sigma < 1 else None
 
     @property
@@ -49,11 +49,12 @@ def model(n, lam: float, sigma: float, kappa: float):
 
 
 def fit(levels: list[float], throughputs: list[float]) -> Fit:
-    """λ, σ and κ from throughputs measured at `levels` (clients or cores), σ and κ kept in [0, 1]."""
+    """lambda, sigma and kappa from throughputs measured at `levels` (clients or cores), sigma and
+    kappa kept in [0, 1]."""
     if len(set(levels)) < MIN_LEVELS or len(levels) != len(throughputs):
         raise FitError(f"a fit needs throughput at {MIN_LEVELS} or more levels; got {len(set(levels))}")
     n, x = np.asarray(levels, dtype=float), np.asarray(throughputs, dtype=float)
-    # λ starts at the best throughput a level gives per unit of it, σ and κ at small values.
+    # lambda starts at the best throughput a level gives per unit of it, sigma and kappa small.
     start = (float(np.max(x / n)), 0.01, 0.0001)
     try:
         (lam, sigma, kappa), _ = curve_fit(model, n, x, p0=start, bounds=([0, 0, 0], [np.inf, 1, 1]), maxfev=10_000)

@@ -22,8 +22,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.impls.catalog import RESULTS
 from arena.errors import ArenaError, UsageError
+from arena.impls.catalog import RESULTS
 from arena.results.measurement import Measurement, Outcome, decode, encode
 
 SCHEMA_VERSION = 2
@@ -98,7 +98,9 @@ class Run:
     @staticmethod
     def of(row: sqlite3.Row) -> Run:
         plan = json.loads(row["plan"])
-        as_stored = {key: row[key] for key in ("id", "name", "suite", "git_commit", "finished", "started", "interrupted")}
+        as_stored = {
+            key: row[key] for key in ("id", "name", "suite", "git_commit", "finished", "started", "interrupted")
+        }
         kind = plan.get("kind", "http")  # runs from before micro-benchmarks have no kind
         return Run(**as_stored, kind=kind, plan=plan, host=json.loads(row["host"]), git_dirty=bool(row["git_dirty"]))
 
