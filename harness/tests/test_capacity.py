@@ -3,6 +3,7 @@ at a time in 2 ms of busy work is found within 5% of what its own CPU time says 
 engine that saturates first gives "≥ X, engine-bound", never the server's number; the objective,
 the probe's verdict and the command line's checks."""
 
+import dataclasses
 import json
 import sys
 import textwrap
@@ -13,7 +14,7 @@ from arena.capacity import kind as capacity_kind
 from arena.capacity import sweep, tables
 from arena.capacity.probe import judged, warmup_rule, window_s
 from arena.capacity.result import CapacitySearch, ClientSweep
-from arena.capacity.search import ENGINE_BOUND, FOUND
+from arena.capacity.search import AT_MAX, BELOW_MIN, ENGINE_BOUND, FOUND, UNFINISHED
 from arena.capacity.workloads import Objective, Point, Workload, load, objective_of, parse_slo
 from arena.cli import main as cli
 from arena.engines import loadgen
@@ -266,3 +267,23 @@ def test_edges_over_four_budgets_are_fitted_against_cores_and_fewer_say_why_not(
     assert fitted.startswith("go capacity against cores (USL): lambda 900/s a core, sigma 0.1000")
     (one,) = tables.report("t", by_cores[:1], []).sections
     assert "capacity against cores: 1 budget(s) measured (1); a fit needs 4" in " ".join(one.notes)
+
+
+@pytest.mark.parametrize("ended", [FOUND, ENGINE_BOUND, AT_MAX, BELOW_MIN, UNFINISHED])
+def test_every_way_a_search_ends_has_its_words_in_the_table(ended):
+    point = json.dumps({"p99_ms": 10})
+    m = Measurement("capacity", "go", "plaintext", point, 1, 0, Outcome.MEASURED, payload=search(1200.0, ended))
+    (row,) = tables.report("t", [m], []).sections[0].table.rows
+    assert row.cells[-1].show() == ("found" if ended == FOUND else tables.ENDED[ended].format(edge="1,200"))
+
+
+def test_only_an_edge_that_was_found_hints_a_later_start(fake):
+    point = json.dumps({"p99_ms": 10})
+    found, bound = (
+        Measurement("capacity", "go", "plaintext", point, 1, rep, Outcome.MEASURED, payload=search(edge, ended))
+        for rep, (edge, ended) in enumerate([(1000.0, FOUND), (15000.0, ENGINE_BOUND)])
+    )
+    fake = dataclasses.replace(fake, name="go")
+    later = Task("capacity", fake, Point(load()[1]["plaintext"], Objective(10)), 1, 2, 1)
+    assert capacity_kind._Edges([found, bound]).hint(later) == 1000.0
+    assert capacity_kind._Edges([bound]).hint(later) is None

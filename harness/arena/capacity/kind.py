@@ -14,7 +14,7 @@ from pathlib import Path
 from arena.capacity import sweep, tables
 from arena.capacity.probe import Prober, Runner
 from arena.capacity.result import CapacitySearch, ClientSweep
-from arena.capacity.search import ENGINE_BOUND, Limits, find_edge
+from arena.capacity.search import ENGINE_BOUND, FOUND, Limits, find_edge
 from arena.capacity.workloads import Point, Workload, chosen, load, objective_of, parse_slo
 from arena.checks import reference, verify
 from arena.console import Console
@@ -215,7 +215,9 @@ class _Edges:
         return (impl, experiment, point, cpus)
 
     def add(self, m: Measurement) -> None:
-        if m.measured and isinstance(m.payload, CapacitySearch) and m.payload.edge is not None:
+        """Only a search that found its edge hints: an engine-bound or unfinished one gives a
+        lower bound, which a later start must climb from as a first start does."""
+        if m.measured and isinstance(m.payload, CapacitySearch) and m.payload.ended == FOUND:
             self.found.setdefault(self._key(m.impl, m.experiment, m.point, m.cpus), []).append(m.payload.edge)
 
     def hint(self, task: Task) -> float | None:

@@ -11,7 +11,7 @@ from collections import defaultdict
 
 from arena.capacity import scaling
 from arena.capacity.result import CapacitySearch, ClientSweep
-from arena.capacity.search import AT_MAX, BELOW_MIN, ENGINE_BOUND, FOUND
+from arena.capacity.search import AT_MAX, BELOW_MIN, ENGINE_BOUND, FOUND, UNFINISHED
 from arena.capacity.workloads import Objective, load
 from arena.report.charts import LINE, LOG, Chart, Series, Value
 from arena.report.tables import Cell, Column, Report, Row, Section, Table, legend
@@ -30,6 +30,7 @@ ENDED = {
     ENGINE_BOUND: "≥ {edge}, engine-bound: the load engine saturated first",
     AT_MAX: "≥ {edge}: the search's max_rate passed",
     BELOW_MIN: "below the search's min_rate",
+    UNFINISHED: "≥ {edge}, unfinished: the search ran out of probes before it bracketed the edge",
 }
 COLUMNS = [
     Column("impl"),
