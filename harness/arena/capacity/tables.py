@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import json
 import statistics
-from collections import defaultdict
+from collections import Counter, defaultdict
 
 from arena.capacity import scaling
 from arena.capacity.result import CapacitySearch, ClientSweep
-from arena.capacity.search import AT_MAX, BELOW_MIN, ENGINE_BOUND, FOUND, UNFINISHED
+from arena.capacity.search import FOUND
 from arena.capacity.workloads import Objective, load
 from arena.report.charts import LINE, LOG, Chart, Series, Value
 from arena.report.tables import Cell, Column, Report, Row, Section, Table, legend
@@ -20,18 +20,16 @@ from arena.results.scalability import MIN_LEVELS, FitError, fit
 from arena.results.stats import summarize
 
 KIND = "capacity"
+ENDINGS = (
+    "search: how each start's search ended — found (bracketed within 3%), engine-bound (the load engine saturated "
+    "first: the server sustains at least the rate shown), at max_rate, below min_rate, unfinished (out of probes); "
+    "a row with any start that did not find its edge shows '≥' the most any start sustained"
+)
 EDGE = (
     "edge: the highest arrival rate a start sustained at steady state with its p99 within the objective, "
     "errors ≤ 0.1% and ≥ 99% of arrivals answered, less than 3% below a rate that failed (spec/capacity.md); "
     "the cell is the median over independent server starts, ± its 95% interval"
 )
-ENDED = {
-    FOUND: "",
-    ENGINE_BOUND: "≥ {edge}, engine-bound: the load engine saturated first",
-    AT_MAX: "≥ {edge}: the search's max_rate passed",
-    BELOW_MIN: "below the search's min_rate",
-    UNFINISHED: "≥ {edge}, unfinished: the search ran out of probes before it bracketed the edge",
-}
 COLUMNS = [
     Column("impl"),
     Column("cpus", numeric=True),
@@ -67,16 +65,23 @@ def _row(impl: str, cpus: int, group: list[Measurement]) -> tuple[Row, list[str]
     notes = [f"{impl} cpus={cpus} start {m.repetition + 1}: FAILED: {m.reason}" for m in group if not m.measured]
     if any(not m.measured for m in group):
         flags.append("failed")
-    ended = sorted({s.ended for s in searches} - {FOUND})
-    shown = "; ".join(ENDED[e].format(edge=f"{max(edges):,.0f}" if edges else "?") for e in ended) or "found"
+    bounds = [s for s in searches if s.ended != FOUND and s.edge is not None]
+    endings = Counter(s.ended for s in searches)
+    shown = ", ".join(f"{ended} {count}/{len(group)}" for ended, count in sorted(endings.items())) or "-"
     summary = summarize(edges) if edges else None
-    if summary is not None and summary.noisy:
+    if summary is not None and summary.noisy and not bounds:
         flags.append("noisy")
+    # A start that did not find its edge showed only that the server sustains at least its highest
+    # passing rate: the row then claims that much, the most any of them sustained, and no interval.
+    if bounds:
+        edge_cell = Cell(f"≥ {max(s.edge for s in bounds):,.0f}")
+    else:
+        edge_cell = Cell.value(summary, 1, _digits(summary.median)) if summary else Cell("none")
     steps = searches[0].steps if searches else 1
     cells = [
         Cell(impl),
         Cell(str(cpus)),
-        Cell.value(summary, 1, _digits(summary.median)) if summary else Cell("none"),
+        edge_cell,
         _value([e * steps for e in edges]),
         Cell(f"{len(edges)}/{len(group)}"),
         _value([p.p50_ms for p in at_edge]),
@@ -215,7 +220,7 @@ def report(title: str, measurements: list[Measurement], skipped: list[str]) -> R
                     charts=_curves(workload_id, objective, at_point),
                 )
             )
-    return Report(title, sections=sections, legend=legend(sections, extra=(EDGE,)), skipped=skipped)
+    return Report(title, sections=sections, legend=legend(sections, extra=(EDGE, ENDINGS)), skipped=skipped)
 
 
 def outcome(m: Measurement) -> str:
