@@ -24,7 +24,6 @@ from arena.host.database import Database, DatabaseError, database
 from arena.host.process import ServerError, free_port, running
 from arena.impls import catalog
 from arena.impls.catalog import RESULTS
-from arena.impls.prepare import prepare
 from arena.impls.toolchain import Toolchains, runtime_version
 from arena.kind import Batch, Task, repetitions
 from arena.report.tables import Report
@@ -80,24 +79,11 @@ class CapacityKind:
         try:
             db = stack.enter_context(database(self.db_url))
             console.line(f"preparing and verifying; /record uses {db.described}")
-            ready, skipped = [], []
-            for manifest in manifests:
-                prepared = prepare(manifest, toolchains, console)
-                if not prepared.ok:
-                    skipped.append(f"skipped {manifest.name}: {prepared.reason}")
-                    continue
-                for cpus in plan["cpus"]:
-                    verdict = verify.passed_before(manifest, cpus, db, console)
-                    if verdict.status == "passed":
-                        ready.append((manifest, cpus))
-                    else:
-                        skipped.append(f"skipped {manifest.name} cpus={cpus}: conformance {verdict.detail}")
+            ready, skipped = verify.ready(manifests, plan["cpus"], toolchains, db, console)
             data = {w.id: _data_file(w, db) for w in workloads}
         except BaseException:
             stack.close()
             raise
-        for line in skipped:
-            console.line(f"  {line}")
         points = [Point(w, objective_of(w, plan["slo"])) for w in workloads]
         if plan.get("scaling"):
             points += [Point(w, w.objective, sweep.CLIENTS) for w in workloads]

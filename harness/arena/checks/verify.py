@@ -35,7 +35,8 @@ from arena.host.database import Database, DatabaseError
 from arena.host.process import Server, ServerError, free_port, running
 from arena.impls import build
 from arena.impls.catalog import RESULTS, ROOT, SPEC, Manifest
-from arena.impls.toolchain import runtime_version
+from arena.impls.prepare import prepare
+from arena.impls.toolchain import Toolchains, runtime_version
 
 HELLO_EVERY = 5
 HELLO_DELAY_MS = 1000
@@ -612,3 +613,25 @@ def passed_before(manifest: Manifest, cpus: int, db: Database, console: Console)
         when = time.strftime("%Y-%m-%d %H:%M")
         stamp.write_text(json.dumps({"fingerprint": fingerprint, "detail": found.detail, "when": when}))
     return found
+
+
+def ready(
+    manifests: list[Manifest], budgets: list[int], toolchains: Toolchains, db: Database, console: Console
+) -> tuple[list[tuple[Manifest, int]], list[str]]:
+    """What a measuring command may load: each implementation that builds, at each budget where it
+    passes conformance (`passed_before`), and what was skipped, with the reason, said as well."""
+    chosen, skipped = [], []
+    for manifest in manifests:
+        prepared = prepare(manifest, toolchains, console)
+        if not prepared.ok:
+            skipped.append(f"skipped {manifest.name}: {prepared.reason}")
+            continue
+        for cpus in budgets:
+            found = passed_before(manifest, cpus, db, console)
+            if found.status == "passed":
+                chosen.append((manifest, cpus))
+            else:
+                skipped.append(f"skipped {manifest.name} cpus={cpus}: conformance {found.detail}")
+    for line in skipped:
+        console.line(f"  {line}")
+    return chosen, skipped

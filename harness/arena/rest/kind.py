@@ -17,7 +17,6 @@ from arena.errors import UsageError
 from arena.host import cores
 from arena.host.database import database
 from arena.impls import catalog
-from arena.impls.prepare import prepare
 from arena.impls.toolchain import Toolchains
 from arena.kind import Batch, Task, repetitions
 from arena.report import features
@@ -153,23 +152,10 @@ class RestKind:
         try:
             db = stack.enter_context(database(self.db_url))
             console.line(f"preparing and verifying; /record uses {db.described}")
-            ready, skipped = [], []
-            for manifest in manifests:
-                prepared = prepare(manifest, toolchains, console)
-                if not prepared.ok:
-                    skipped.append(f"skipped {manifest.name}: {prepared.reason}")
-                    continue
-                for cpus in plan["cpus"]:
-                    verdict = verify.passed_before(manifest, cpus, db, console)
-                    if verdict.status == "passed":
-                        ready.append((manifest, cpus))
-                    else:
-                        skipped.append(f"skipped {manifest.name} cpus={cpus}: conformance {verdict.detail}")
+            ready, skipped = verify.ready(manifests, plan["cpus"], toolchains, db, console)
         except BaseException:
             stack.close()
             raise
-        for line in skipped:
-            console.line(f"  {line}")
         tasks = []
         for repetition in range(plan["repeat"]):
             for manifest, cpus in ready:
