@@ -153,10 +153,10 @@ def test_an_engine_that_saturates_first_gives_at_least_x_engine_bound_never_the_
     m = kind.measure(task, {"work": None}, None, capacity_kind._Edges([]), lambda _: None)
     assert m.measured, m.reason
     assert m.payload.ended == ENGINE_BOUND and "engine-bound" in m.flags
-    assert m.payload.edge == 2400 and m.payload.probes[-1]["engine_bound"]
+    assert 2400 <= m.payload.edge <= 2500 < m.payload.failing
     report = tables.report("t", [m], [])
     (row,) = report.sections[0].table.rows
-    assert row.cells[2].show() == "≥ 2,400" and row.cells[-1].show() == "engine-bound 1/1"
+    assert row.cells[2].show() == f"≥ {m.payload.edge:,.0f}" and row.cells[-1].show() == "engine-bound 1/1"
     assert "engine-bound" in row.flags
 
 

@@ -1,7 +1,7 @@
 """The search for the edge against servers of known capacity made of arithmetic: where it ends, how
 close it gets, how many probes it takes, and how it stops at its bounds and at the engine's limit."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pytest
 
@@ -51,10 +51,20 @@ def test_the_search_ends_within_its_precision_below_the_edge(capacity, hint, end
         assert search.passing == 100_000
 
 
-def test_an_engine_that_saturates_first_ends_the_search_at_the_highest_rate_that_passed():
+def test_an_engine_that_saturates_first_brackets_the_edge_at_its_own_limit():
     search = find_edge(server(capacity=5000, engine_limit=1500), LIMITS)
     assert search.ended == ENGINE_BOUND
-    assert search.passing == 800 and search.probes[-1].rate == 1600 and search.probes[-1].engine_bound
+    assert search.passing <= 1500 < search.failing <= search.passing * 1.03
+    assert [p.engine_bound for p in search.probes if p.rate == search.failing] == [True]
+
+
+def test_a_probe_the_engine_could_not_offer_above_the_servers_edge_does_not_hide_it():
+    """A jump beyond the engine's limit fails like a rate the server cannot sustain: the search
+    bisects below it and finds the server's own edge."""
+    predicting = server(capacity=1000, engine_limit=1500)
+    search = find_edge(lambda rate: replace(predicting(rate), predicted=1e6), LIMITS)
+    assert search.probes[1].rate == 1600 and search.probes[1].engine_bound
+    assert search.ended == FOUND and search.passing <= 1000 < search.failing <= search.passing * 1.03
 
 
 def test_a_search_out_of_probes_keeps_its_bracket():

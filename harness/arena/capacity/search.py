@@ -18,7 +18,7 @@ class Verdict(Protocol):
     def rate(self) -> float: ...
 
     @property
-    def passed(self) -> bool: ...
+    def passed(self) -> bool: ...  # False too when the engine was saturated: it did not offer the rate
 
     @property
     def engine_bound(self) -> bool: ...  # the engine, not the server, may have limited it
@@ -42,7 +42,7 @@ class Limits:
 FOUND = "found"
 BELOW_MIN = "below min_rate"  # no rate down to min_rate passed
 AT_MAX = "at max_rate"  # max_rate passed: the edge is beyond what the search may ask
-ENGINE_BOUND = "engine-bound"  # the engine saturated: the edge is at least the highest passing rate
+ENGINE_BOUND = "engine-bound"  # the engine saturated just above it: the edge is at least the highest passing rate
 UNFINISHED = "unfinished"  # max_probes ran out before the bracket was narrow enough
 
 
@@ -81,15 +81,13 @@ def find_edge(probe: Callable[[float], Verdict], limits: Limits, hint: float | N
     search = Search()
 
     def tried(rate: float) -> Verdict | None:
-        """The probe at `rate`, or None when the search must stop (its bounds, or the engine)."""
+        """The probe at `rate`, or None when the search is out of probes. A probe the engine bound
+        counts as failed: the rate was not offered, and the edge is searched for below it."""
         if len(search.probes) >= limits.max_probes:
             search.ended = UNFINISHED
             return None
         verdict = probe(rate)
         search.probes.append(verdict)
-        if verdict.engine_bound:
-            search.ended = ENGINE_BOUND
-            return None
         return verdict
 
     rate = min(max(hint or limits.start_rate, limits.min_rate), limits.max_rate)
@@ -121,7 +119,9 @@ def find_edge(probe: Callable[[float], Verdict], limits: Limits, hint: float | N
                 break
     while (low := search.passing) is not None and (high := search.failing) is not None:
         if high <= low * (1 + limits.precision):
-            search.ended = FOUND
+            # Bracketed; by the server, or by an engine that could not offer the rate above it.
+            top = next(p for p in search.probes if p.rate == high and not p.passed)
+            search.ended = ENGINE_BOUND if top.engine_bound else FOUND
             return search
         if tried(math.sqrt(low * high)) is None:
             return search
