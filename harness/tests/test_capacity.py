@@ -12,7 +12,7 @@ import pytest
 
 from arena.capacity import kind as capacity_kind
 from arena.capacity import sweep, tables
-from arena.capacity.probe import judged, warmup_rule, window_s
+from arena.capacity.probe import judged, predicted, warmup_rule, window_s
 from arena.capacity.result import CapacitySearch, ClientSweep
 from arena.capacity.search import AT_MAX, BELOW_MIN, ENGINE_BOUND, FOUND, UNFINISHED
 from arena.capacity.workloads import Objective, Point, Workload, load, objective_of, parse_slo
@@ -288,3 +288,11 @@ def test_only_an_edge_that_was_found_hints_a_later_start(fake):
     later = Task("capacity", fake, Point(load()[1]["plaintext"], Objective(10)), 1, 2, 1)
     assert capacity_kind._Edges([found, bound]).hint(later) == 1000.0
     assert capacity_kind._Edges([bound]).hint(later) is None
+
+
+@pytest.mark.parametrize(
+    ("server_busy", "engine_busy", "expected"),
+    [(0.1, 0.05, 10_000), (0.1, 0.5, 1_800), (0.01, 0.01, None), (0.01, 0.3, 3_000)],
+)
+def test_a_probe_predicts_the_nearer_of_its_servers_and_its_engines_limits(server_busy, engine_busy, expected):
+    assert predicted(1000, server_busy, engine_busy) == (pytest.approx(expected) if expected else None)

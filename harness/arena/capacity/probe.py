@@ -206,16 +206,19 @@ class Prober:
             server_cpu_s=ran.server_cpu_s,
             server_peak_rss_kb=ran.server_peak_rss_kb,
             db_cpu_s=ran.db_cpu_s,
-            predicted=predicted(rate, ran.server_cpu_s, window, self.runner.server.cpus) if not reasons else None,
+            predicted=predicted(rate, ran.server_cpu_s / (window * self.runner.server.cpus), ran.busy)
+            if not reasons
+            else None,
         )
 
 
-def predicted(rate: float, cpu_s: float, window: float, cpus: int) -> float | None:
-    """The rate at which the server's cores would be busy all the time, at the cost of a request it
-    showed at `rate`: an upper bound of the edge for a server its own CPU limits; None when it was
-    too idle to tell."""
-    busy = cpu_s / (window * cpus)
-    return rate / busy if busy >= MIN_BUSY else None
+def predicted(rate: float, server_busy: float, engine_busy: float) -> float | None:
+    """How far the rate may go, by what the probe cost: where the server's cores would be busy all
+    the time (an upper bound of the edge for a server its own CPU limits), or, sooner, where the
+    engine would pass ENGINE_BOUND of its cores; None when both were too idle to tell."""
+    limits = [rate / server_busy] if server_busy >= MIN_BUSY else []
+    limits += [rate * ENGINE_BOUND / engine_busy] if engine_busy >= MIN_BUSY else []
+    return min(limits) if limits else None
 
 
 def engine_step(step: dict) -> dict:
