@@ -92,3 +92,33 @@ def test_a_probe_that_predicts_how_far_its_server_reaches_shortens_the_climb():
     assert [p.rate for p in jumped.probes[:3]] == [100, 1600, 18_900]
     assert jumped.ended == climbed.ended == FOUND and len(jumped.probes) < len(climbed.probes) - 3
     assert jumped.passing <= 20_000 < jumped.failing <= jumped.passing * 1.03
+
+
+def test_a_server_that_gets_faster_during_the_search_is_not_held_to_an_early_failure():
+    """A JIT compiling during the first probes: 4,000/s fails while the server is cold, then every
+    probe finds it cheaper. The old failure is probed again before it may close the bracket, and the
+    search goes on to the warm server's edge."""
+    probes = []
+
+    def warming(rate):
+        capacity = 3900 if len(probes) < 4 else 16_000
+        probes.append(rate)
+        return Verdict(rate, rate <= capacity, predicted=capacity * 1.2)
+
+    search = find_edge(warming, Limits(1000, 1, 100_000))
+    assert search.ended == FOUND and 15_500 < search.passing <= 16_000 < search.failing
+    assert probes.count(search.probes[1].rate) == 2 and not search.probes[1].passed  # the early failure, again
+
+
+def test_a_later_start_steps_by_the_precision_first_then_climbs_as_a_first_one_does():
+    """The hint is 1,000/s; this start reaches 1,600: 3% up, then growth and predictions, not 3%
+    steps all the way."""
+
+    def faster(rate):
+        return Verdict(rate, rate <= 1600, predicted=1750 if rate <= 1600 else None)
+
+    search = find_edge(faster, Limits(100, 1, 100_000, first_growth=1.03), hint=1000)
+    assert [round(p.rate) for p in search.probes[:3]] == [1000, 1030, 2060]
+    assert search.ended == FOUND and len(search.probes) <= 9
+    agreeing = find_edge(lambda r: Verdict(r, r <= 1010), Limits(100, 1, 100_000, first_growth=1.03), hint=1000)
+    assert [p.rate for p in agreeing.probes] == [1000, 1030] and agreeing.ended == FOUND

@@ -160,10 +160,11 @@ class CapacityKind:
             workload.start_rate,
             workload.min_rate,
             workload.max_rate,
-            search_parameters.hinted_growth if hint else search_parameters.growth,
+            search_parameters.growth,
             search_parameters.precision,
             search_parameters.max_probes,
             search_parameters.max_jump,
+            first_growth=search_parameters.hinted_growth if hint else None,
         )
         parameters["limits"] = dataclasses.asdict(limits)
         phase(f"search from {hint:,.0f}/s" if hint else "search")

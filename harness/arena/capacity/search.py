@@ -36,7 +36,12 @@ class Limits:
     precision: float = 0.03
     max_probes: int = 24
     max_jump: float = 16.0  # the most a passing probe's prediction may multiply the rate by
+    first_growth: float | None = None  # the first step from the start rate, when not `growth`
 
+
+# A failure older than the pass below it is probed again when that pass predicts this many times
+# the failed rate: far beyond what queueing near a server's limit explains.
+RECHECK = 1.5
 
 # How a search ended: the edge was bracketed within the precision, or one of its bounds stopped it.
 FOUND = "found"
@@ -51,33 +56,57 @@ class Search:
     probes: list = field(default_factory=list)  # every probe's verdict, in the order they ran
     ended: str = UNFINISHED
 
+    def _best(self) -> int | None:
+        """The index of the probe that passed at the highest rate (the latest of equals)."""
+        passed = [i for i, p in enumerate(self.probes) if p.passed]
+        return max(passed, key=lambda i: (self.probes[i].rate, i)) if passed else None
+
+    def _top(self) -> int | None:
+        """The index of the failed probe at the lowest rate above the edge that still counts: a
+        failure that a later probe at the same or a higher rate passed is void (the server got
+        faster, or the failure was chance)."""
+        best = self._best()
+        edge = self.probes[best].rate if best is not None else 0.0
+        counting = [
+            i
+            for i, p in enumerate(self.probes)
+            if not p.passed and p.rate > edge and not any(q.passed and q.rate >= p.rate for q in self.probes[i + 1 :])
+        ]
+        return min(counting, key=lambda i: (self.probes[i].rate, -i)) if counting else None
+
     @property
     def passing(self) -> float | None:
         """The highest rate that passed: the edge, when the search found it."""
-        rates = [p.rate for p in self.probes if p.passed]
-        return max(rates) if rates else None
+        best = self._best()
+        return self.probes[best].rate if best is not None else None
 
     @property
     def failing(self) -> float | None:
         """The lowest rate above the edge that failed (the bracket's top), None if none did."""
-        edge = self.passing or 0.0
-        rates = [p.rate for p in self.probes if not p.passed and p.rate > edge]
-        return min(rates) if rates else None
+        top = self._top()
+        return self.probes[top].rate if top is not None else None
 
 
-def next_rate(rate: float, predicted: float | None, limits: Limits) -> float:
+def next_rate(rate: float, predicted: float | None, growth: float, limits: Limits) -> float:
     """The next rate while probes pass: `growth` times this one, or, when the probe predicts the
     server reaches further, 90% of its prediction (at most `max_jump` times this rate), so that a
     fast server is not climbed to by doubling from a slow start."""
-    grown = rate * limits.growth
-    if predicted is None or limits.growth <= 1 + limits.precision:
+    grown = rate * growth
+    if predicted is None or growth <= 1 + limits.precision:
         return grown
     return min(max(grown, 0.9 * predicted), rate * limits.max_jump)
 
 
+def warmed(best: Verdict, failed_rate: float) -> bool:
+    """Whether the probe that passed predicts far more than a rate that failed before it: a sign
+    that the server got faster in between, rather than that the failure was its limit."""
+    return best.predicted is not None and best.predicted > failed_rate * RECHECK
+
+
 def find_edge(probe: Callable[[float], Verdict], limits: Limits, hint: float | None = None) -> Search:
     """Searches from `limits.start_rate`, or from `hint` (a rate near the edge, from earlier
-    starts) with the same steps: `limits.growth` says how far each step of the bracketing goes."""
+    starts): the first step goes `first_growth` up or down, the later ones `growth` (or as far as
+    a passing probe predicts); once a failure brackets the edge, the bracket is bisected."""
     search = Search()
 
     def tried(rate: float) -> Verdict | None:
@@ -91,38 +120,32 @@ def find_edge(probe: Callable[[float], Verdict], limits: Limits, hint: float | N
         return verdict
 
     rate = min(max(hint or limits.start_rate, limits.min_rate), limits.max_rate)
-    first = tried(rate)
-    if first is None:
-        return search
-    if first.passed:  # grow until a probe fails
-        verdict = first
-        while True:
-            if rate >= limits.max_rate:
+    step = limits.first_growth or limits.growth
+    verdict = tried(rate)
+    while verdict is not None and not verdict.passed:  # shrink until a probe passes
+        if rate <= limits.min_rate:
+            search.ended = BELOW_MIN
+            return search
+        rate, step = max(rate / step, limits.min_rate), limits.growth
+        verdict = tried(rate)
+    while verdict is not None:
+        low, high, best = search.passing, search.failing, search.probes[search._best()]
+        if high is None:  # nothing above the best rate has failed: climb
+            if low >= limits.max_rate:
                 search.ended = AT_MAX
                 return search
-            rate = min(next_rate(rate, verdict.predicted, limits), limits.max_rate)
-            verdict = tried(rate)
-            if verdict is None:
-                return search
-            if not verdict.passed:
-                break
-    else:  # shrink until a probe passes
-        while True:
-            if rate <= limits.min_rate:
-                search.ended = BELOW_MIN
-                return search
-            rate = max(rate / limits.growth, limits.min_rate)
-            verdict = tried(rate)
-            if verdict is None:
-                return search
-            if verdict.passed:
-                break
-    while (low := search.passing) is not None and (high := search.failing) is not None:
-        if high <= low * (1 + limits.precision):
+            verdict = tried(min(next_rate(low, best.predicted, step, limits), limits.max_rate))
+            step = limits.growth
+        elif high <= low * (1 + limits.precision):
+            top = search.probes[search._top()]
+            if search._top() < search._best() and not top.engine_bound and warmed(best, high):
+                # The failure came before the pass below it, and that pass shows the server has
+                # become much cheaper since (a JIT that compiled): it counts once it fails again.
+                verdict = tried(high)
+                continue
             # Bracketed; by the server, or by an engine that could not offer the rate above it.
-            top = next(p for p in search.probes if p.rate == high and not p.passed)
             search.ended = ENGINE_BOUND if top.engine_bound else FOUND
             return search
-        if tried(math.sqrt(low * high)) is None:
-            return search
+        else:
+            verdict = tried(math.sqrt(low * high))
     return search
