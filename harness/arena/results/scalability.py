@@ -14,9 +14,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import numpy as np
-from scipy.optimize import curve_fit
-
 MIN_LEVELS = 4  # three coefficients need at least one level more to say anything of the fit
 
 
@@ -53,6 +50,11 @@ def fit(levels: list[float], throughputs: list[float]) -> Fit:
     kappa kept in [0, 1]."""
     if len(set(levels)) < MIN_LEVELS or len(levels) != len(throughputs):
         raise FitError(f"a fit needs throughput at {MIN_LEVELS} or more levels; got {len(set(levels))}")
+    # Imported here, not with the module: numpy and scipy take tens of MiB that every command would
+    # carry, and a micro-benchmark's child inherits its parent's peak memory as its kernel floor.
+    import numpy as np
+    from scipy.optimize import curve_fit
+
     n, x = np.asarray(levels, dtype=float), np.asarray(throughputs, dtype=float)
     # lambda starts at the best throughput a level gives per unit of it, sigma and kappa small.
     start = (float(np.max(x / n)), 0.01, 0.0001)
