@@ -107,7 +107,7 @@ def test_a_server_of_known_capacity_is_found_within_five_percent_and_draws_its_h
     points = list(zip(line.xs, (v.y for v in line.values), strict=True))
     assert max(y for x, y in points if x <= found.edge) <= 50 < min(y for x, y in points if x >= found.failing)
     (mark,) = [s for s in p99.series if s.label == "one-at-a-time cpus=1 edge"]
-    assert mark.xs == [round(found.edge, 3)]
+    assert mark.xs == [round(found.edge, 3)] and mark.mark_of == "one-at-a-time cpus=1"
 
 
 def synthetic(document: dict, p99_ms: float = 1.0, answered: float = 1.0) -> dict:
@@ -156,7 +156,8 @@ def test_an_engine_that_saturates_first_gives_at_least_x_engine_bound_never_the_
     assert m.measured, m.reason
     assert m.payload.ended == ENGINE_BOUND and "engine-bound" in m.flags
     assert 2400 <= m.payload.edge <= 2500 < m.payload.failing
-    report = tables.report("t", [m], [])
+    report = tables.report("the run's title", [m], [])
+    assert report.title == "the run's title"
     (row,) = report.sections[0].table.rows
     assert row.cells[2].show() == f"≥ {m.payload.edge:,.0f}" and row.cells[-1].show() == "engine-bound 1/1"
     assert "engine-bound" in row.flags

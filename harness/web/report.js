@@ -15,7 +15,7 @@
   const PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
     "#17becf", "#bcbd22", "#7f7f7f", "#393b79", "#637939", "#843c39", "#7b4173", "#3182bd"];
   const keyOf = (label) => label.replace(/ \(seed\)$/, "").replace(/ rep \d+$/, "");
-  const keys = [...new Set(charts.flatMap((c) => c.series.map((s) => keyOf(s.label))))].sort();
+  const keys = [...new Set(charts.flatMap((c) => c.series.filter((s) => !s.mark_of).map((s) => keyOf(s.label))))].sort();
   // Beyond the palette, hues a golden angle apart, so no two lines share a colour.
   function colourOf(label) {
     const i = keys.indexOf(keyOf(label));
@@ -113,7 +113,7 @@
   function lineDatasets(chart) {
     const log = chart.y_scale !== "linear" && chart.y_scale !== "category";
     return chart.series.map((s) => {
-      const colour = colourOf(s.label);
+      const colour = colourOf(s.mark_of || s.label);
       const data = s.xs.map((x, i) => {
         const v = s.values[i];
         return v ? { x, y: v.y, yMin: bound(v, "low", log), yMax: bound(v, "high", log), flags: v.flags } : { x, y: null };
@@ -125,7 +125,10 @@
         borderColor: s.seed ? faded(colour) : colour,
         backgroundColor: s.seed ? faded(colour) : colour,
         borderDash: s.seed ? [2, 3] : [],
-        pointRadius: s.xs.length > 40 ? 0 : 2,
+        pointRadius: s.mark_of ? 8 : s.xs.length > 40 ? 0 : 2,
+        pointStyle: s.mark_of ? "rectRot" : "circle",
+        showLine: !s.mark_of,
+        markOf: s.mark_of,
         spanGaps: false,
         segment: dashedBefore === null ? {} : { borderDash: (ctx) => (ctx.p1.parsed.x <= dashedBefore ? [5, 4] : []) },
       };
@@ -149,7 +152,11 @@
         maintainAspectRatio: false,
         scales: { x: axis(chart.x_scale, chart.x_label), y: axis(chart.y_scale, chart.y_label) },
         plugins: {
-          legend: { position: "bottom", labels: { boxWidth: 12 } },
+          // A series that marks another's line has no entry of its own.
+          legend: {
+            position: "bottom",
+            labels: { boxWidth: 12, filter: (item, data) => !data.datasets[item.datasetIndex].markOf },
+          },
           tooltip: { callbacks: { footer: tooltipFlags } },
         },
       },

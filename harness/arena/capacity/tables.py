@@ -139,6 +139,7 @@ def _curves(workload: str, objective: Objective, measurements: list[Measurement]
                         f"{line} edge",
                         [Value(statistics.median(getattr(p, metric) for p in probes[nearest]))],
                         [nearest],
+                        mark_of=line,
                     )
                 )
         every = [x for probes in by_line.values() for x in probes]
@@ -199,11 +200,11 @@ def report(title: str, measurements: list[Measurement], skipped: list[str]) -> R
     ):
         group = [m for m in ours if m.experiment == workload_id]
         known = workloads.get(workload_id)
-        title = known.title if known else "a workload no longer in spec/capacity.toml"
+        what = known.title if known else "a workload no longer in spec/capacity.toml"
         for point in sorted({m.point for m in group}):
             at_point = [m for m in group if m.point == point]
             if "clients" in json.loads(point):
-                sections.append(scaling.section(workload_id, title, at_point))
+                sections.append(scaling.section(workload_id, what, at_point))
                 continue
             objective = Objective(**json.loads(point))
             rows, notes = [], []
@@ -214,7 +215,7 @@ def report(title: str, measurements: list[Measurement], skipped: list[str]) -> R
             notes += _core_fits(at_point)
             sections.append(
                 Section(
-                    f"{workload_id}: {title} — objective {objective.label}",
+                    f"{workload_id}: {what} — objective {objective.label}",
                     Table(COLUMNS, rows),
                     notes,
                     charts=_curves(workload_id, objective, at_point),

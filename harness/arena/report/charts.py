@@ -34,6 +34,9 @@ class Series:
     xs: list[float] = field(default_factory=list)  # lines only
     seed: bool = False
     dashed_before: float | None = None  # lines: drawn dashed left of this x (a warm-up before its measurement)
+    # Lines: marks on the line of this label (a capacity's edge), drawn as large points in its
+    # colour, without a line or a legend entry of their own.
+    mark_of: str | None = None
 
 
 @dataclass(frozen=True)
