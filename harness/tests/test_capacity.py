@@ -299,3 +299,13 @@ def test_only_an_edge_that_was_found_hints_a_later_start(fake):
 )
 def test_a_probe_predicts_the_nearer_of_its_servers_and_its_engines_limits(server_busy, engine_busy, expected):
     assert predicted(1000, server_busy, engine_busy) == (pytest.approx(expected) if expected else None)
+
+
+def test_starts_that_agree_exactly_still_show_the_searchs_own_precision():
+    point = json.dumps({"p99_ms": 10})
+    same = [
+        Measurement("capacity", "go", "plaintext", point, 1, rep, Outcome.MEASURED, payload=search(1000.0))
+        for rep in range(3)
+    ]
+    (row,) = tables.report("t", same, []).sections[0].table.rows
+    assert row.cells[2].show() == "1000 ±15"  # half of 3% above 1,000, not ±0

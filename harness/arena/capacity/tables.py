@@ -5,6 +5,7 @@ on them."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import statistics
 from collections import Counter, defaultdict
@@ -17,7 +18,7 @@ from arena.report.charts import LINE, LOG, Chart, Series, Value
 from arena.report.tables import Cell, Column, Report, Row, Section, Table, legend
 from arena.results.measurement import Measurement
 from arena.results.scalability import MIN_LEVELS, FitError, fit
-from arena.results.stats import summarize
+from arena.results.stats import Summary, summarize
 
 KIND = "capacity"
 ENDINGS = (
@@ -28,7 +29,8 @@ ENDINGS = (
 EDGE = (
     "edge: the highest arrival rate a start sustained at steady state with its p99 within the objective, "
     "errors ≤ 0.1% and ≥ 99% of arrivals answered, less than 3% below a rate that failed (spec/capacity.md); "
-    "the cell is the median over independent server starts, ± its 95% interval"
+    "the cell is the median over independent server starts, ± its 95% interval, never narrower than the search's "
+    "3% precision"
 )
 COLUMNS = [
     Column("impl"),
@@ -56,6 +58,14 @@ def _value(values: list[float], scale: float = 1.0) -> Cell:
     return Cell.value(summary, scale, _digits(summary.median * scale))
 
 
+def _with_precision(summary: Summary, precision: float) -> Summary:
+    """The edges' interval, at least as wide as what each search knows of its own edge: a start
+    that confirms an earlier start's edge finds the same rate, and agreeing starts would otherwise
+    show an interval of nothing."""
+    low, high = min(summary.ci_low, summary.median), max(summary.ci_high, summary.median * (1 + precision))
+    return dataclasses.replace(summary, ci_low=low, ci_high=high)
+
+
 def _row(impl: str, cpus: int, group: list[Measurement]) -> tuple[Row, list[str]]:
     """A row over the starts of one implementation and budget, and the notes it needs."""
     searches = [m.payload for m in group if m.measured]
@@ -68,7 +78,7 @@ def _row(impl: str, cpus: int, group: list[Measurement]) -> tuple[Row, list[str]
     bounds = [s for s in searches if s.ended != FOUND and s.edge is not None]
     endings = Counter(s.ended for s in searches)
     shown = ", ".join(f"{ended} {count}/{len(group)}" for ended, count in sorted(endings.items())) or "-"
-    summary = summarize(edges) if edges else None
+    summary = _with_precision(summarize(edges), load()[0].precision) if edges else None
     if summary is not None and summary.noisy and not bounds:
         flags.append("noisy")
     # A start that did not find its edge showed only that the server sustains at least its highest
