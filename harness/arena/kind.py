@@ -17,9 +17,9 @@ from typing import Protocol
 from arena.console import Console
 from arena.errors import UsageError
 from arena.impls.catalog import Manifest
+from arena.measured.measurement import Measurement, Outcome
+from arena.measured.store import Run
 from arena.report.tables import Report
-from arena.results.measurement import Measurement, Outcome
-from arena.results.store import Run
 
 MAX_REPEAT = 100
 

@@ -12,10 +12,10 @@ from arena.console import Console
 from arena.errors import ArenaError, UsageError
 from arena.impls.catalog import RESULTS
 from arena.kind import Batch, Kind
+from arena.measured.store import Run, Store, StoreError
 from arena.report import provenance
 from arena.report.render import html, markdown
 from arena.report.tables import Report
-from arena.results.store import Run, Store, StoreError
 
 
 def run(kind: Kind, options: argparse.Namespace, console: Console) -> int:

@@ -23,8 +23,8 @@ from arena.engines.steadiness import Rule
 from arena.errors import UsageError
 from arena.impls import catalog
 from arena.kind import Task
-from arena.results.measurement import Measurement, Outcome
-from arena.results.scalability import model
+from arena.measured.measurement import Measurement, Outcome
+from arena.measured.scalability import model
 from conftest import needs_engine, write_impl
 from test_export import search
 

@@ -8,10 +8,10 @@ import json
 
 from arena.capacity.result import CapacitySearch
 from arena.cli import main as cli
+from arena.measured import store as store_module
+from arena.measured.measurement import Measurement, Outcome
+from arena.measured.store import Store
 from arena.micro.result import ProgramRun
-from arena.results import store as store_module
-from arena.results.measurement import Measurement, Outcome
-from arena.results.store import Store
 
 
 def search(edge: float, ended: str = "found") -> CapacitySearch:

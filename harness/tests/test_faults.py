@@ -30,11 +30,11 @@ from arena.impls import catalog
 from arena.impls.catalog import ROOT
 from arena.impls.prepare import prepare
 from arena.impls.toolchain import Toolchains
+from arena.measured import store
+from arena.measured.measurement import Outcome
+from arena.measured.store import Store, StoreError
 from arena.rest import measure
 from arena.rest.starts import Starts, start_settings
-from arena.results import store
-from arena.results.measurement import Outcome
-from arena.results.store import Store, StoreError
 from conftest import needs_engine
 from test_lifecycle import Counting, options
 from test_rest_measure import task

@@ -13,7 +13,7 @@ LAYERS = {
     "command line": {"__main__", "cli", "dashboard"},
     "lifecycle": {"lifecycle"},
     "kinds": {"rest", "micro", "capacity"},
-    "shared parts": {"kind", "console", "errors", "checks", "engines", "results", "report", "impls", "host"},
+    "shared parts": {"kind", "console", "errors", "checks", "engines", "measured", "report", "impls", "host"},
 }
 RANK = {part: rank for rank, parts in enumerate(reversed(LAYERS.values())) for part in parts}
 KINDS = LAYERS["kinds"]
@@ -93,4 +93,4 @@ def test_no_import_cycle():
 def test_the_check_sees_the_layers():
     graph = imports()
     assert "arena.lifecycle" in graph["arena.cli.main"] and "arena.kind" in graph["arena.lifecycle"]
-    assert "arena.results.store" in graph["arena.rest.kind"]
+    assert "arena.measured.store" in graph["arena.rest.kind"]

@@ -13,9 +13,9 @@ from arena.console import Console
 from arena.errors import UsageError
 from arena.impls.catalog import RESULTS
 from arena.kind import Batch, Task
+from arena.measured.measurement import Measurement, Outcome, payload
+from arena.measured.store import Store
 from arena.report.tables import Cell, Column, Report, Row, Section, Table, legend
-from arena.results.measurement import Measurement, Outcome, payload
-from arena.results.store import Store
 
 
 @payload

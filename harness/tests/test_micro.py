@@ -10,9 +10,9 @@ from arena.console import Console
 from arena.impls import catalog
 from arena.impls.catalog import ManifestError
 from arena.kind import Task
+from arena.measured.measurement import Outcome
 from arena.micro import conformance, kind, program, search, suite, tables
 from arena.report.render import markdown
-from arena.results.measurement import Outcome
 from conftest import write_impl
 
 FAKE = Path(__file__).with_name("fake_micro.py")

@@ -16,8 +16,8 @@ import sys
 import pytest
 
 from arena.impls.catalog import ROOT
+from arena.measured.store import Store
 from arena.rest.result import HttpResult
-from arena.results.store import Store
 
 SUBNET = "10.199.0"
 MASTER = f"{SUBNET}.1"

@@ -12,11 +12,11 @@ from arena.engines.interface import EngineError, EngineRun
 from arena.host.process import free_port, running
 from arena.impls import catalog
 from arena.kind import Task
+from arena.measured.measurement import Outcome
 from arena.rest import measure
 from arena.rest.result import HttpResult
 from arena.rest.scenarios import Point, Scenario
 from arena.rest.starts import Starts, start_settings
-from arena.results.measurement import Outcome
 from conftest import needs_engine, write_manifest
 
 

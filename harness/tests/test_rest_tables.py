@@ -1,10 +1,10 @@
 import dataclasses
 import json
 
+from arena.measured.measurement import Measurement, Outcome
 from arena.report.render import markdown
 from arena.rest import scenarios, tables
 from arena.rest.result import HttpResult
-from arena.results.measurement import Measurement, Outcome
 
 
 def blog(impl: str, rps: float, rep: int, flags=(), failed: str = "") -> Measurement:

@@ -1,6 +1,6 @@
 import pytest
 
-from arena.results.stats import summarize
+from arena.measured.stats import summarize
 
 
 def test_one_value_has_no_interval_and_no_cov():

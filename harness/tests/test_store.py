@@ -1,10 +1,10 @@
 import json
 import sqlite3
 
+from arena.measured.measurement import Measurement, Outcome
+from arena.measured.store import SCHEMA_VERSION, Store
 from arena.micro.result import ProgramRun, SpawnSearch
 from arena.rest.result import HttpResult
-from arena.results.measurement import Measurement, Outcome
-from arena.results.store import SCHEMA_VERSION, Store
 
 
 def measurement(rep: int) -> Measurement:
@@ -147,12 +147,12 @@ def test_only_one_process_measures_at_a_time(tmp_path):
     import pytest
 
     import arena
-    from arena.results.store import StoreBusy
+    from arena.measured.store import StoreBusy
 
     path = tmp_path / "a.sqlite"
     code = (
         "import pathlib, time\n"
-        "from arena.results.store import Store\n"
+        "from arena.measured.store import Store\n"
         f"store = Store(pathlib.Path({str(path)!r}))\n"
         "store.claim()\n"
         "print('held', flush=True)\n"

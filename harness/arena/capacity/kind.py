@@ -26,9 +26,9 @@ from arena.impls import catalog
 from arena.impls.catalog import RESULTS
 from arena.impls.toolchain import Toolchains, runtime_version
 from arena.kind import Batch, Task, repetitions
+from arena.measured.measurement import Measurement, Outcome
+from arena.measured.store import Run
 from arena.report.tables import Report
-from arena.results.measurement import Measurement, Outcome
-from arena.results.store import Run
 
 KIND = "capacity"
 SETUP_CONCURRENCY = 8
@@ -213,7 +213,7 @@ class _Edges:
 
 
 def _data_file(workload: Workload, db: Database) -> Path | None:
-    """The rows a workload's placeholders come from, as a file the engine reads."""
+    """The rows that fill a workload's templates, as a file the engine reads."""
     if workload.data is None:
         return None
     if workload.data["kind"] == "users":

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from arena.capacity.probe import Probe
 from arena.capacity.search import ENGINE_BOUND
 from arena.capacity.sweep import Level
-from arena.results.measurement import payload
+from arena.measured.measurement import payload
 
 
 @payload

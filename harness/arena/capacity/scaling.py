@@ -1,5 +1,5 @@
 """The section of a concurrency sweep: throughput by clients over the starts, the Universal
-Scalability Law fitted to it (results/scalability.py) with its residuals, and the measured points
+Scalability Law fitted to it (measured/scalability.py) with its residuals, and the measured points
 drawn with the fitted curve over them."""
 
 from __future__ import annotations
@@ -8,11 +8,11 @@ import statistics
 from collections import defaultdict
 
 from arena.capacity.result import ClientSweep
+from arena.measured.measurement import Measurement
+from arena.measured.scalability import MIN_LEVELS, Fit, FitError, fit
+from arena.measured.stats import summarize
 from arena.report.charts import LINE, LOG, Chart, Series, Value
 from arena.report.tables import Cell, Column, Row, Section, Table
-from arena.results.measurement import Measurement
-from arena.results.scalability import MIN_LEVELS, Fit, FitError, fit
-from arena.results.stats import summarize
 
 FIT = (
     "USL: X(N) = lambda N / (1 + sigma (N-1) + kappa N (N-1)) fitted to every steady level of every start that the "

@@ -1,6 +1,6 @@
 """Throughput against concurrency on one server start (spec/capacity.md, "Scaling"): the workload
 as a closed model of N clients without think time, N = 1, 2, 4, … 64, each level warmed until
-steady and measured, for the Universal Scalability Law's fit over the starts (results/scalability.py)."""
+steady and measured, for the Universal Scalability Law's fit over the starts (measured/scalability.py)."""
 
 from __future__ import annotations
 

@@ -14,11 +14,11 @@ from arena.capacity import scaling
 from arena.capacity.result import CapacitySearch, ClientSweep
 from arena.capacity.search import FOUND
 from arena.capacity.workloads import Objective, load
+from arena.measured.measurement import Measurement
+from arena.measured.scalability import MIN_LEVELS, FitError, fit
+from arena.measured.stats import Summary, summarize
 from arena.report.charts import LINE, LOG, Chart, Series, Value
 from arena.report.tables import Cell, Column, Report, Row, Section, Table, legend
-from arena.results.measurement import Measurement
-from arena.results.scalability import MIN_LEVELS, FitError, fit
-from arena.results.stats import Summary, summarize
 
 KIND = "capacity"
 ENDINGS = (

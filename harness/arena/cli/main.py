@@ -34,11 +34,11 @@ from arena.impls.catalog import Manifest
 from arena.impls.prepare import prepare
 from arena.impls.toolchain import Toolchains, runtime_version
 from arena.kind import Kind
+from arena.measured import export
+from arena.measured.store import Store
 from arena.micro.kind import MicroKind
 from arena.report.tables import Cell, Column, Row, Table
 from arena.rest.kind import RestKind
-from arena.results import export
-from arena.results.store import Store
 
 
 def kinds() -> dict[str, Kind]:

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from arena.measured.measurement import Measurement
+from arena.measured.stats import ratio
 from arena.report.charts import BAR, Chart, Series, Value
 from arena.report.tables import Cell, Column, Report, Row, Section, Table
 from arena.rest import charts as rest_charts
-from arena.results.measurement import Measurement
-from arena.results.stats import ratio
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,8 @@ from arena import lifecycle
 from arena.dashboard.compare import Side, compare
 from arena.errors import UsageError
 from arena.kind import Kind
+from arena.measured.store import Run, Store
 from arena.report.render import html, vendor
-from arena.results.store import Run, Store
 
 
 def _own(*names: str) -> list[str]:

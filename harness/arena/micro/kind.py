@@ -18,12 +18,12 @@ from arena.impls.catalog import Manifest
 from arena.impls.prepare import prepare
 from arena.impls.toolchain import Toolchains, runtime_version
 from arena.kind import Batch, Task, repetitions
+from arena.measured.measurement import Measurement, Outcome
+from arena.measured.store import Run
 from arena.micro import program, search, suite, tables
 from arena.micro.result import ProgramRun, SpawnSearch
 from arena.micro.suite import Bench, Limits, Point
 from arena.report.tables import Report
-from arena.results.measurement import Measurement, Outcome
-from arena.results.store import Run
 
 KIND = "micro"
 START_S = 1.5  # starting and stopping a program, for the ETA

@@ -13,12 +13,12 @@ from __future__ import annotations
 import statistics
 from collections import defaultdict
 
+from arena.measured.measurement import Measurement, Outcome
+from arena.measured.stats import summarize
 from arena.micro.result import ProgramRun, SpawnSearch
 from arena.micro.suite import MAX, Bench
 from arena.report import pivot
 from arena.report.tables import Cell, Column, Report, Row, Section, Table, legend
-from arena.results.measurement import Measurement, Outcome
-from arena.results.stats import summarize
 
 KIND = "micro"
 PAYLOAD = (

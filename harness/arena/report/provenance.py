@@ -13,9 +13,9 @@ from pathlib import Path
 
 from arena.host.cores import machine_cores
 from arena.impls.catalog import ROOT
+from arena.measured.measurement import Measurement
+from arena.measured.store import Run
 from arena.report.tables import Cell, Column, Row, Section, Table
-from arena.results.measurement import Measurement
-from arena.results.store import Run
 
 
 def host_facts() -> dict:

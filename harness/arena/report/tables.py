@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from arena.results.stats import Summary
+from arena.measured.stats import Summary
 
 if TYPE_CHECKING:
     from arena.report.charts import Chart

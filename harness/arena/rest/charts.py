@@ -16,9 +16,9 @@ from collections import defaultdict
 
 from hdrh.histogram import HdrHistogram
 
+from arena.measured.measurement import Measurement
 from arena.report.charts import LINE, LINEAR, LOG, PERCENTILE, Chart, Series, Value
 from arena.rest.result import counted
-from arena.results.measurement import Measurement
 
 # Points of a distribution: x = 1/(1-p) from 1 (p = 0) up by quarter decades, and the median
 # (x = 2), as far as the histogram holds requests (x < count), then its maximum.

@@ -19,12 +19,12 @@ from arena.host.database import database
 from arena.impls import catalog
 from arena.impls.toolchain import Toolchains
 from arena.kind import Batch, Task, repetitions
+from arena.measured.measurement import Measurement
+from arena.measured.store import Run
 from arena.report import features
 from arena.report.tables import Report
 from arena.rest import measure, scenarios, tables
 from arena.rest.starts import Starts, nominal_rps, start_settings
-from arena.results.measurement import Measurement
-from arena.results.store import Run
 
 USERS_ROWS = 100_000
 ENGINES = ("loadgen", "locust", "both")  # --engine: both measures every point Locust can run twice

@@ -16,11 +16,11 @@ from arena.host.database import Database, DatabaseError
 from arena.host.process import Sampler, ServerError
 from arena.impls.toolchain import runtime_version
 from arena.kind import Task
+from arena.measured.measurement import Measurement, Outcome
 from arena.rest import ceiling, steady
 from arena.rest.result import HttpResult, metrics_of
 from arena.rest.scenarios import Point
 from arena.rest.starts import Starts
-from arena.results.measurement import Measurement, Outcome
 
 KIND = "http"
 UNPLANNED_S = 30  # a model whose length only the run can tell (a fixed count of requests)

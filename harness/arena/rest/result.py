@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from arena.results.measurement import Measurement, payload
+from arena.measured.measurement import Measurement, payload
 
 
 @payload

@@ -12,14 +12,14 @@ import statistics
 from collections import defaultdict
 
 from arena.engines.interface import ENGINE_BOUND
+from arena.measured.measurement import Measurement
+from arena.measured.stats import ratio, summarize
 from arena.report import pivot
 from arena.report.charts import Chart
 from arena.report.tables import Cell, Column, Report, Row, Section, Table, legend
 from arena.rest import charts as rest_charts
 from arena.rest.result import HttpResult, counted
 from arena.rest.scenarios import Scenario
-from arena.results.measurement import Measurement
-from arena.results.stats import ratio, summarize
 
 KIND = "http"
 # How each metric is shown: header, scale and decimals.

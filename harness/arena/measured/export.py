@@ -11,9 +11,9 @@ import json
 import math
 from collections import defaultdict
 
-from arena.results.measurement import Measurement
-from arena.results.stats import summarize
-from arena.results.store import Run
+from arena.measured.measurement import Measurement
+from arena.measured.stats import summarize
+from arena.measured.store import Run
 
 SCHEMA = "arena.export/1"
 # A repetition with one of these flags is kept in the measurements but left out of the summaries,

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from arena.errors import ArenaError, UsageError
 from arena.impls.catalog import RESULTS
-from arena.results.measurement import Measurement, Outcome, decode, encode
+from arena.measured.measurement import Measurement, Outcome, decode, encode
 
 SCHEMA_VERSION = 2
 # How long a connection waits for another's write (a store opened as another is upgraded): never
