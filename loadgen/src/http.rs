@@ -7,6 +7,8 @@
 use std::future::{Future, poll_fn};
 use std::net::SocketAddr;
 use std::pin::{Pin, pin};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::task::Poll;
 use std::time::Duration;
 
@@ -38,14 +40,50 @@ pub const ERROR_KINDS: usize = 6;
 /// A response: its status, and its body when the caller asked to keep it.
 pub type Answer = (u16, Option<Bytes>);
 
+/// The connections of a run: how many it opened, and the most it held open at once. The load's
+/// shape, beside its rate: a server can serve a few kept-alive connections faster than hundreds.
+#[derive(Debug, Default)]
+pub struct Tally {
+    opened: AtomicU64,
+    open: AtomicU64,
+    peak: AtomicU64,
+}
+
+impl Tally {
+    /// (opened, the most open at once).
+    pub fn counts(&self) -> (u64, u64) {
+        (
+            self.opened.load(Ordering::Relaxed),
+            self.peak.load(Ordering::Relaxed),
+        )
+    }
+
+    fn hold(tally: &Arc<Tally>) -> Held {
+        tally.opened.fetch_add(1, Ordering::Relaxed);
+        let now = tally.open.fetch_add(1, Ordering::Relaxed) + 1;
+        tally.peak.fetch_max(now, Ordering::Relaxed);
+        Held(tally.clone())
+    }
+}
+
+/// One open connection in its run's tally, until dropped.
+struct Held(Arc<Tally>);
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        self.0.open.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
 pub struct Conn {
     tx: http1::SendRequest<Body>,
     io: http1::Connection<TokioIo<TcpStream>, Body>,
     open: bool,
+    _held: Held,
 }
 
 impl Conn {
-    pub async fn connect(addr: SocketAddr) -> Result<Conn, ErrorKind> {
+    pub async fn connect(addr: SocketAddr, tally: &Arc<Tally>) -> Result<Conn, ErrorKind> {
         let stream = TcpStream::connect(addr)
             .await
             .map_err(|_| ErrorKind::Connect)?;
@@ -55,7 +93,12 @@ impl Conn {
             .handshake(TokioIo::new(stream))
             .await
             .map_err(|_| ErrorKind::Connect)?;
-        Ok(Conn { tx, io, open: true })
+        Ok(Conn {
+            tx,
+            io,
+            open: true,
+            _held: Tally::hold(tally),
+        })
     }
 
     /// Whether the connection can take another request. Polls the connection once so that a
@@ -75,7 +118,7 @@ impl Conn {
     /// Sends one request, reads the whole response body, returns the status and, when asked
     /// (`keep_body`), the body; otherwise the body is read and dropped frame by frame.
     async fn exchange(&mut self, req: Request<Body>, keep_body: bool) -> Result<Answer, ErrorKind> {
-        let Conn { tx, io, open } = self;
+        let Conn { tx, io, open, .. } = self;
         let fut = async move {
             let resp = tx.send_request(req).await.map_err(classify)?;
             let status = resp.status().as_u16();
@@ -145,6 +188,7 @@ pub struct Session {
     keep_alive: bool,
     timeout: Duration,
     conn: Option<Conn>,
+    tally: Arc<Tally>,
 }
 
 impl Session {
@@ -153,12 +197,14 @@ impl Session {
         keep_alive: bool,
         timeout: Duration,
         conn: Option<Conn>,
+        tally: Arc<Tally>,
     ) -> Session {
         Session {
             addr,
             keep_alive,
             timeout,
             conn,
+            tally,
         }
     }
 
@@ -179,6 +225,7 @@ impl Session {
         keep_body: bool,
     ) -> Result<Answer, ErrorKind> {
         let addr = self.addr;
+        let tally = &self.tally;
         let slot = &mut self.conn;
         let work = async move {
             let reuse = match slot.as_mut() {
@@ -187,7 +234,7 @@ impl Session {
             };
             if !reuse {
                 *slot = None;
-                *slot = Some(Conn::connect(addr).await?);
+                *slot = Some(Conn::connect(addr, tally).await?);
             }
             let Some(conn) = slot.as_mut() else {
                 return Err(ErrorKind::Other);

@@ -151,6 +151,13 @@ pub struct Engine {
     pub max_rss_kb: u64,
 }
 
+/// The run's connections, warm-up included: how many it opened and the most open at once.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Connections {
+    pub opened: u64,
+    pub peak_open: u64,
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Iterations {
     pub started: u64,
@@ -199,6 +206,8 @@ pub struct ResultDoc {
     pub elapsed_s: f64,
     pub iterations: Iterations,
     pub requests: Requests,
+    #[serde(default)]
+    pub connections: Connections,
     pub throughput_rps: f64,
     pub ok_rps: f64,
     pub achieved_arrival_rate: Option<f64>,
@@ -445,6 +454,7 @@ mod tests {
                 ok: step.count,
                 errors: Errors::default(),
             },
+            connections: Connections::default(),
             throughput_rps: 0.0,
             ok_rps: 0.0,
             achieved_arrival_rate: None,

@@ -6,8 +6,8 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use crate::data::Data;
 use crate::model::{self, Ctx, RunOutcome};
 use crate::output::{
-    self, Engine, Iterations, Latency, Requests, ResultDoc, SecondOut, StepOut, WarmupOut, round3,
-    round6,
+    self, Connections, Engine, Iterations, Latency, Requests, ResultDoc, SecondOut, StepOut,
+    WarmupOut, round3, round6,
 };
 use crate::record::Registry;
 use crate::request::PreparedStep;
@@ -63,14 +63,18 @@ pub async fn execute(p: Prepared) -> ResultDoc {
         Duration::from_millis(sc.timeout_ms),
         reg,
     ));
+    let tally = ctx.connections.clone();
     let outcome = model::execute(ctx, &sc.model, sc.warmup.as_ref(), t0, hard_end).await;
-    document(sc, &names, outcome, started_unix_ms, t0)
+    let (opened, peak_open) = tally.counts();
+    let connections = Connections { opened, peak_open };
+    document(sc, &names, outcome, connections, started_unix_ms, t0)
 }
 
 fn document(
     sc: &Scenario,
     names: &[String],
     out: RunOutcome,
+    connections: Connections,
     started_unix_ms: u64,
     t0: Instant,
 ) -> ResultDoc {
@@ -146,6 +150,7 @@ fn document(
             ok: all.ok,
             errors: all.errors.clone(),
         },
+        connections,
         throughput_rps: round3(per_s(all.count)),
         ok_rps: round3(per_s(all.ok)),
         achieved_arrival_rate: out.achieved_arrival_rate.map(round3),

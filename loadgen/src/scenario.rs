@@ -98,11 +98,18 @@ pub struct Open {
     pub max_in_flight: u64,
     #[serde(default)]
     pub stages: Option<Vec<Stage>>,
+    /// Arrivals due within this many microseconds of the engine's last wake-up are sent
+    /// together, at most this late; 0 times every arrival on its own (README, "open").
+    #[serde(default)]
+    pub batch_us: u64,
 }
 
 fn default_max_in_flight() -> u64 {
     1000
 }
+
+/// The most an arrival may be sent late on purpose: 10 ms.
+pub const MAX_BATCH_US: u64 = 10_000;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -383,6 +390,7 @@ impl Open {
 
     fn validate(&self) -> Result<(), InputError> {
         check_range_u64("model.max_in_flight", self.max_in_flight, 1, MAX_IN_FLIGHT)?;
+        check_range_u64("model.batch_us", self.batch_us, 0, MAX_BATCH_US)?;
         if let Some(n) = self.iterations {
             check_range_u64("model.iterations", n, 1, MAX_ITERATIONS)?;
         }

@@ -51,6 +51,10 @@ class Probe:
     # Since the database workload's PostgreSQL is sampled, and searches jump by what a probe predicts:
     db_cpu_s: float | None = None  # the harness's PostgreSQL over the window, on the engine's cores
     predicted: float | None = None  # the rate its server's CPU use suggests it reaches (capacity/search.py)
+    # The load's shape (spec/capacity.md): connections the run opened, warm-up included, and the
+    # most open at once; None in records from before the engine reported them.
+    connections_opened: int | None = None
+    connections_peak: int | None = None
 
     @property
     def answered(self) -> float:
@@ -165,7 +169,13 @@ class Prober:
         """The engine's scenario for a probe at `rate`: warm-up, then the measured window."""
         rule = warmup_rule(rate, self.search.warmup)
         window = window_s(rate, self.search)
-        model = {"kind": "open", "rate": rate, "duration_s": window, "max_in_flight": self.search.max_in_flight}
+        model = {
+            "kind": "open",
+            "rate": rate,
+            "duration_s": window,
+            "max_in_flight": self.search.max_in_flight,
+            "batch_us": self.search.batch_us,
+        }
         return self.runner.document(model, self.runner.workload.steps, rule.max_s + window + DRAIN_S, rule)
 
     def __call__(self, rate: float) -> Probe:
@@ -206,6 +216,8 @@ class Prober:
             server_cpu_s=ran.server_cpu_s,
             server_peak_rss_kb=ran.server_peak_rss_kb,
             db_cpu_s=ran.db_cpu_s,
+            connections_opened=result.get("connections", {}).get("opened"),
+            connections_peak=result.get("connections", {}).get("peak_open"),
             predicted=predicted(rate, ran.server_cpu_s / (window * self.runner.server.cpus), ran.busy)
             if not reasons
             else None,

@@ -44,6 +44,7 @@ class CapacitySearch:
                 "cpu_s_per_1k_ok": probe.server_cpu_s / probe.ok_requests * 1000 if probe.ok_requests else None,
                 "peak_rss_kb": probe.server_peak_rss_kb,
                 "engine_busy": probe.engine_busy,
+                "connections_peak": probe.connections_peak,
             }
         return {
             "edge": self.edge,

@@ -14,6 +14,7 @@ from arena.capacity import scaling
 from arena.capacity.result import CapacitySearch, ClientSweep
 from arena.capacity.search import FOUND
 from arena.capacity.workloads import Objective, load
+from arena.engines.interface import ENGINE_BOUND
 from arena.measured.measurement import Measurement
 from arena.measured.scalability import MIN_LEVELS, FitError, fit
 from arena.measured.stats import Summary, summarize
@@ -21,6 +22,7 @@ from arena.report.charts import LINE, LOG, Chart, Series, Value
 from arena.report.tables import Cell, Column, Report, Row, Section, Table, legend
 
 KIND = "capacity"
+MIN_ENGINE_BUSY = 0.2  # an engine less busy than this over a probe says too little of its own ceiling
 ENDINGS = (
     "search: how each start's search ended — found (bracketed within 3%), engine-bound (the load engine saturated "
     "first: the server sustains at least the rate shown), at max_rate, below min_rate, unfinished (out of probes); "
@@ -172,6 +174,37 @@ def _curves(workload: str, objective: Objective, measurements: list[Measurement]
     return charts
 
 
+def _engine_notes(measurements: list[Measurement]) -> list[str]:
+    """The load engine's own ceiling for this workload, from its CPU at the fastest probe it was
+    busy enough at to tell (a probe where it passed ENGINE_BOUND says where it stopped keeping up),
+    and the connections the probes at the edges held."""
+    notes = []
+    for cpus in sorted({m.cpus for m in measurements}):
+        told = [
+            p
+            for m in measurements
+            if m.measured and m.cpus == cpus
+            for p in m.payload.probe_list()
+            if p.engine_busy >= MIN_ENGINE_BUSY
+        ]
+        if told:
+            fastest = max(told, key=lambda probe: probe.rate)
+            ceiling = fastest.rate * ENGINE_BOUND / fastest.engine_busy
+            notes.append(
+                f"cpus={cpus}: the load engine's own ceiling here is about {ceiling:,.0f} arrivals/s (its fastest "
+                f"probe, {fastest.rate:,.0f}/s, took {fastest.engine_busy:.0%} of its cores; scaled to "
+                f"{ENGINE_BOUND:.0%}); an edge near it is marked engine-bound"
+            )
+    peaks = [p.connections_peak for m in measurements if m.measured and (p := m.payload.at_edge()) is not None]
+    held = [peak for peak in peaks if peak is not None]
+    if held:
+        notes.append(
+            f"connections at the edges: {min(held):,} to {max(held):,} open at most at once (kept alive, a pool that "
+            f"grows with the work in flight, up to {load()[0].max_in_flight:,})"
+        )
+    return notes
+
+
 def _core_fits(measurements: list[Measurement]) -> list[str]:
     """The Universal Scalability Law over the edges by core budget, per implementation, where at
     least four budgets were measured; else why there is no such fit."""
@@ -222,7 +255,7 @@ def report(title: str, measurements: list[Measurement], skipped: list[str]) -> R
                 row, row_notes = _row(impl, cpus, [m for m in at_point if (m.impl, m.cpus) == (impl, cpus)])
                 rows.append(row)
                 notes += row_notes
-            notes += _core_fits(at_point)
+            notes += _engine_notes(at_point) + _core_fits(at_point)
             sections.append(
                 Section(
                     f"{workload_id}: {what} — objective {objective.label}",

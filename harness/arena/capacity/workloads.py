@@ -44,6 +44,7 @@ class SearchParameters:
     window_min_s: float
     window_max_s: float
     max_in_flight: int
+    batch_us: int
     errors: float
     answered: float
     warmup: Rule

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use tokio::task::JoinSet;
 
 use crate::data::Data;
-use crate::http::{ErrorKind, Session};
+use crate::http::{ErrorKind, Session, Tally};
 use crate::record::{Outcome, Recorder, Registry};
 use crate::request::PreparedStep;
 use crate::scenario::{Model, Warmup};
@@ -31,6 +31,7 @@ pub struct Ctx {
     pub keep_alive: bool,
     pub timeout: Duration,
     pub reg: Arc<Registry>,
+    pub connections: Arc<Tally>,
     /// The global iteration number, `{i}` (closed and fixed models).
     pub iteration_counter: AtomicU64,
     /// Iterations started in the window but cut off by the end of the run.
@@ -54,6 +55,7 @@ impl Ctx {
             keep_alive,
             timeout,
             reg,
+            connections: Arc::default(),
             iteration_counter: AtomicU64::new(0),
             cancelled: AtomicU64::new(0),
             build_errors_shown: AtomicU64::new(0),
@@ -61,7 +63,13 @@ impl Ctx {
     }
 
     pub fn session(&self) -> Session {
-        Session::new(self.addr, self.keep_alive, self.timeout, None)
+        Session::new(
+            self.addr,
+            self.keep_alive,
+            self.timeout,
+            None,
+            self.connections.clone(),
+        )
     }
 }
 

@@ -65,21 +65,36 @@ impl Drop for InFlight {
 /// its warm state, like its JIT's code.
 pub type Pool = Arc<Mutex<Vec<Conn>>>;
 
+/// When the sender wakes up for an arrival: at its intended instant, or, when that is within
+/// `batch` of the last wake-up, `batch` after that wake-up, with every arrival due by then.
+///
+/// Each wake-up costs a timer, a sleep and a wake of the engine's thread, and each burst of
+/// requests a wake of the server's: on this machine's virtual CPUs, about 25 µs of the engine's
+/// CPU per arrival at 40,000 a second when every arrival is timed on its own, against 13 µs with
+/// a 200 µs batch (loadgen/README.md). An arrival sent late is timed from its intended start all
+/// the same, so the lateness is charged to the latency, never hidden: a batch trades at most
+/// `batch` of latency for the engine's capacity.
+pub fn wake_at(intended: Instant, last_wake: Instant, batch: Duration) -> Instant {
+    intended.max(last_wake + batch)
+}
+
 /// The arrivals in flight and what they share.
 struct Arrivals {
     set: JoinSet<()>,
     in_flight: Arc<AtomicU64>,
     max_in_flight: u64,
+    batch: Duration,
     pool: Pool,
     timer: PreciseTimer,
 }
 
 impl Arrivals {
-    fn new(max_in_flight: u64, pool: Pool) -> Arrivals {
+    fn new(m: &Open, pool: Pool) -> Arrivals {
         Arrivals {
             set: JoinSet::new(),
             in_flight: Arc::new(AtomicU64::new(0)),
-            max_in_flight,
+            max_in_flight: m.max_in_flight,
+            batch: Duration::from_micros(m.batch_us),
             pool,
             timer: PreciseTimer::new(),
         }
@@ -96,6 +111,7 @@ impl Arrivals {
     ) -> (u64, Instant) {
         let mut sent_in_window = 0u64;
         let mut planned_end = t0;
+        let mut last_wake = t0;
         for (k, (offset, rate)) in schedule.enumerate() {
             let intended = t0 + offset;
             if intended >= hard_end {
@@ -103,7 +119,10 @@ impl Arrivals {
             }
             planned_end = intended + Duration::from_secs_f64(1.0 / rate);
             if intended > Instant::now() {
-                self.timer.sleep_until(intended).await;
+                self.timer
+                    .sleep_until(wake_at(intended, last_wake, self.batch))
+                    .await;
+                last_wake = Instant::now();
             }
             while self.set.try_join_next().is_some() {}
             if self.in_flight.load(Ordering::Relaxed) >= self.max_in_flight {
@@ -136,7 +155,7 @@ pub async fn run(
     t0: Instant,
     hard_end: Instant,
 ) -> (Instant, f64) {
-    let mut arrivals = Arrivals::new(m.max_in_flight, pool);
+    let mut arrivals = Arrivals::new(m, pool);
     let (sent_in_window, planned_end) = arrivals
         .send(&ctx, Schedule::of(m).arrivals(), t0, hard_end)
         .await;
@@ -166,7 +185,7 @@ pub async fn warm_up(
 ) -> (Watched, Instant) {
     let rate = m.stages().first().map_or(1.0, |s| s.0);
     let endless = (0u64..).map(|k| (Duration::from_secs_f64(k as f64 / rate), rate));
-    let mut arrivals = Arrivals::new(m.max_in_flight, pool);
+    let mut arrivals = Arrivals::new(m, pool);
     let watched = {
         let sending = arrivals.send(&ctx, endless, t0, hard_end);
         let watching = watch(&ctx.reg, rule, t0);
@@ -190,7 +209,13 @@ async fn arrival(ctx: Arc<Ctx>, k: u64, intended: Instant, _guard: InFlight, poo
     } else {
         None
     };
-    let mut session = Session::new(ctx.addr, ctx.keep_alive, ctx.timeout, conn);
+    let mut session = Session::new(
+        ctx.addr,
+        ctx.keep_alive,
+        ctx.timeout,
+        conn,
+        ctx.connections.clone(),
+    );
     let mut scratch = String::new();
     // An arrival is its own "user": {user} and per_user rows follow the arrival number.
     run_iteration(&ctx, &mut session, k, k, Some(intended), &mut scratch).await;

@@ -20,7 +20,7 @@ use tokio::net::{TcpListener, TcpStream};
 
 use super::SplitMix64;
 use super::closed::{start_offset, think_rng};
-use super::open::Schedule;
+use super::open::{self, Schedule};
 use crate::output::ResultDoc;
 use crate::run;
 use crate::scenario::{Open, Stage};
@@ -307,6 +307,7 @@ fn open_model(rate: Option<f64>, duration_s: Option<f64>, iterations: Option<u64
         iterations,
         max_in_flight: 1000,
         stages: None,
+        batch_us: 0,
     }
 }
 
@@ -592,6 +593,50 @@ async fn open_arrivals_follow_the_schedule() {
         rate <= 100.0 && rate >= 50.0 / (0.5 + LATE.as_secs_f64()),
         "achieved {rate}"
     );
+}
+
+#[test]
+fn open_batch_wakes_for_an_arrival_or_a_batch_after_the_last_wake() {
+    let t0 = Instant::now();
+    let at = |us: u64| t0 + Duration::from_micros(us);
+    // (intended, last wake, batch) → wake, all in µs from t0.
+    let cases = [
+        (500, 0, 0, 500),   // no batch: every arrival at its instant
+        (500, 0, 200, 500), // due after the batch: at its instant
+        (100, 0, 200, 200), // due within the batch: with the batch, 100 µs late
+        (200, 0, 200, 200), // due at the batch's end: on time
+        (1000, 900, 200, 1100),
+    ];
+    for (intended, last, batch, want) in cases {
+        assert_eq!(
+            open::wake_at(at(intended), at(last), Duration::from_micros(batch)),
+            at(want),
+            "intended {intended}, last wake {last}, batch {batch}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn open_batch_sends_arrivals_together_and_charges_the_wait() {
+    // 1,000 arrivals a second with a 10 ms batch (the most allowed): the sender wakes at most
+    // every 10 ms and sends every arrival due by then, so within a batch the arrivals were due
+    // 10, 9, …, 1 ms before it was sent (4.5 ms on average); none is sent before it is due, and
+    // each one's latency counts from when it was due: the wait is in it.
+    let srv = TestServer::start(Behavior::default());
+    let text = scenario_at(
+        &srv.target(),
+        "/x/{i}",
+        serde_json::json!({"kind": "open", "rate": 1000, "duration_s": 0.1, "batch_us": 10_000}),
+        serde_json::json!({}),
+    );
+    let r = run_timed(&text).await;
+    let d = &r.doc;
+    assert_eq!(d.iterations.completed, 100);
+    let due: Vec<Duration> = (0..100).map(ms).collect();
+    assert_on_schedule(&received_by_number(&srv, 100), r.before, &due);
+    let lag = d.arrival_lag_us.as_ref().unwrap();
+    assert!(lag.mean >= 4_000.0, "{lag:?}");
+    assert!(d.all.latency_us.mean >= lag.mean, "{:?}", d.all.latency_us);
 }
 
 #[tokio::test]
@@ -928,6 +973,36 @@ async fn data_rows_per_user_and_per_iteration() {
     let paths: Vec<String> = srv.requests().into_iter().map(|r| r.1).collect();
     assert_eq!(paths, ["/u0/p0", "/u1/p1", "/u2/p2", "/u0/p0", "/u1/p1"]);
     let _ = std::fs::remove_file(&path);
+}
+
+#[tokio::test]
+async fn connections_opened_and_held_are_counted() {
+    // Four users keep their connections: four opened, four at once. Without keep-alive each of
+    // the eight requests opens its own, and at most the four users' are open together.
+    let srv = TestServer::start(Behavior::default());
+    let model = serde_json::json!({"kind": "closed", "users": 4, "iterations_per_user": 2});
+    let kept = run_json(&scenario(
+        &srv.target(),
+        model.clone(),
+        serde_json::json!({}),
+    ))
+    .await;
+    assert_eq!(
+        (kept.connections.opened, kept.connections.peak_open),
+        (4, 4)
+    );
+    let fresh = run_json(&scenario(
+        &srv.target(),
+        model,
+        serde_json::json!({"keep_alive": false}),
+    ))
+    .await;
+    assert_eq!(fresh.connections.opened, 8);
+    assert!(
+        (1..=4).contains(&fresh.connections.peak_open),
+        "{:?}",
+        fresh.connections
+    );
 }
 
 // ---- Warm-up until steady ----
