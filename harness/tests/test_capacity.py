@@ -15,7 +15,7 @@ from arena.capacity import sweep, tables
 from arena.capacity.probe import judged, predicted, warmup_rule, window_s
 from arena.capacity.result import CapacitySearch, ClientSweep
 from arena.capacity.search import AT_MAX, BELOW_MIN, ENGINE_BOUND, FOUND, UNFINISHED
-from arena.capacity.workloads import Objective, Point, Workload, load, objective_of, parse_slo
+from arena.capacity.workloads import Held, Objective, Point, Workload, load, objective_of, parse_slo
 from arena.cli import main as cli
 from arena.engines import loadgen
 from arena.engines.interface import EngineRun
@@ -68,19 +68,81 @@ WORK = Workload(
 )
 
 
+# The rest of a throw-away server's manifest: this Python, nothing to build, one core.
+ONE_THREAD = f"""
+    ready_timeout = 10
+    [[toolchain]]
+    name = "python"
+    check = ["{sys.executable}", "--version"]
+    [build]
+    steps = [["true"]]
+    [cores]
+    max = 1
+    how = "one thread, one request at a time"
+    """
+
+
 def one_at_a_time(tmp_path) -> catalog.Manifest:
-    manifest = f"""
-        ready_timeout = 10
-        [[toolchain]]
-        name = "python"
-        check = ["{sys.executable}", "--version"]
-        [build]
-        steps = [["true"]]
-        [cores]
-        max = 1
-        how = "one thread, one request at a time"
-        """
-    return catalog.parse(write_impl(tmp_path, "one-at-a-time", ("server.py", ONE_AT_A_TIME), manifest))
+    return catalog.parse(write_impl(tmp_path, "one-at-a-time", ("server.py", ONE_AT_A_TIME), ONE_THREAD))
+
+
+# Holds at most 100 polls at once, each for 0.1 s; the others wait their turn. N connections polling
+# without pause are answered 1,000 times a second, each poll taking N / 1000 s once N passes 100.
+AT_MOST_100_POLLS = textwrap.dedent(
+    """
+    import asyncio, os
+
+    async def serve(reader, writer, polls):
+        while line := await reader.readline():
+            while (header := await reader.readline()) not in (b"\\r\\n", b"\\n", b""):
+                pass
+            async with polls:
+                await asyncio.sleep(0.1)
+            writer.write(b"HTTP/1.1 200 OK\\r\\nContent-Length: 2\\r\\nContent-Type: text/plain\\r\\n\\r\\nOK")
+            await writer.drain()
+        writer.close()
+
+    async def main():
+        polls = asyncio.Semaphore(100)
+        port = int(os.environ["ARENA_PORT"])
+        server = await asyncio.start_server(lambda r, w: serve(r, w, polls), "127.0.0.1", port, backlog=1024)
+        async with server:
+            await server.serve_forever()
+
+    asyncio.run(main())
+    """
+)
+
+POLLS = Workload(
+    id="polls",
+    title="at most 100 polls at once",
+    objective=Objective(p99_ms=50),
+    start_rate=20,
+    min_rate=5,
+    max_rate=1000,
+    steps=[{"name": "poll", "method": "GET", "path": "/longPoll", "expect": [200]}],
+    settings={"ARENA_LONGPOLL_MS": "100"},
+    held=Held(wait_ms=100),
+)
+
+
+@needs_engine
+def test_held_connections_are_searched_to_where_polls_outlast_the_wait_plus_the_objective(tmp_path):
+    # A poll takes N / 1000 s past 100 connections on average: within the wait (0.1 s) plus the
+    # objective (0.05 s) up to 150 connections. The p99 is what must stay within, and the server's
+    # own HTTP and scheduling add to it, so the edge is found a little below 150; never above.
+    manifest = catalog.parse(write_impl(tmp_path, "polls", ("server.py", AT_MOST_100_POLLS), ONE_THREAD))
+    kind = capacity_kind.CapacityKind(loadgen.Loadgen())
+    task = Task("capacity", manifest, Point(POLLS, POLLS.objective), 1, 0, 1.0)
+    m = kind.measure(task, {"polls": None}, None, capacity_kind._Edges([]), lambda _: None)
+    assert m.measured, m.reason
+    found: CapacitySearch = m.payload
+    assert found.ended == FOUND, [(p["rate"], p["reasons"]) for p in found.probes]
+    assert all(p.rate == round(p.rate) for p in found.probe_list())  # whole connections
+    assert 0.8 * 150 <= found.edge <= 1.05 * 150, [(p["rate"], p["reasons"]) for p in found.probes]
+    assert found.at_edge().p50_ms >= 100  # every poll waited
+    section = tables.report("t", [m], []).sections[0]
+    assert section.table.columns[2].header == "held" and "connections" in section.charts[0].x_label
 
 
 @needs_engine

@@ -11,7 +11,7 @@ import statistics
 import time
 from pathlib import Path
 
-from arena.capacity import sweep, tables
+from arena.capacity import held, sweep, tables
 from arena.capacity.probe import Prober, Runner
 from arena.capacity.result import CapacitySearch, ClientSweep
 from arena.capacity.search import ENGINE_BOUND, FOUND, Limits, find_edge
@@ -159,15 +159,17 @@ class CapacityKind:
         limits = Limits(
             workload.start_rate,
             workload.min_rate,
-            workload.max_rate,
+            held.most_connections(workload.max_rate) if workload.held else workload.max_rate,
             search_parameters.growth,
             search_parameters.precision,
             search_parameters.max_probes,
             search_parameters.max_jump,
             first_growth=search_parameters.hinted_growth if hint else None,
+            resolution=1.0 if workload.held else 0.0,
         )
         parameters["limits"] = dataclasses.asdict(limits)
-        phase(f"search from {hint:,.0f}/s" if hint else "search")
+        unit = " connections" if workload.held else "/s"
+        phase(f"search from {hint:,.0f}{unit}" if hint else "search")
         found = find_edge(Prober(runner, point.objective, search_parameters), limits, hint)
         return CapacitySearch(
             ended=found.ended,
@@ -179,6 +181,7 @@ class CapacityKind:
             probes=[dataclasses.asdict(probe) for probe in found.probes],
             ready_s=ready_s,
             setup_s=setup_s,
+            held_ms=workload.held.wait_ms if workload.held else None,
         )
 
     def outcome(self, m: Measurement) -> str:

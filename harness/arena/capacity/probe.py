@@ -10,6 +10,7 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from arena.capacity import held
 from arena.capacity.workloads import Objective, SearchParameters, Workload
 from arena.engines.interface import ENGINE_BOUND, LoadEngine
 from arena.engines.steadiness import Rule
@@ -160,25 +161,40 @@ class Runner:
 
 
 class Prober:
-    """Probes one server start with its workload under an objective; each call is a probe at a rate."""
+    """Probes one server start with its workload under an objective; each call is a probe at a
+    rate, or, for a held workload, at a number of connections (capacity/held.py)."""
 
     def __init__(self, runner: Runner, objective: Objective, search: SearchParameters) -> None:
         self.runner, self.objective, self.search = runner, objective, search
+        self.holds = runner.workload.held
+        self.judged_by = held.objective(objective, self.holds) if self.holds else objective
 
     def document(self, rate: float) -> dict:
         """The engine's scenario for a probe at `rate`: warm-up, then the measured window."""
-        rule = warmup_rule(rate, self.search.warmup)
-        window = window_s(rate, self.search)
-        model = {
-            "kind": "open",
-            "rate": rate,
-            "duration_s": window,
-            "max_in_flight": self.search.max_in_flight,
-            "batch_us": self.search.batch_us,
-        }
-        return self.runner.document(model, self.runner.workload.steps, rule.max_s + window + DRAIN_S, rule)
+        if self.holds:
+            connections = round(rate)
+            rule = held.warmup_rule(connections, self.holds, self.search.warmup)
+            model = held.model(connections, self.holds, self.search)
+        else:
+            rule = warmup_rule(rate, self.search.warmup)
+            model = {
+                "kind": "open",
+                "rate": rate,
+                "duration_s": window_s(rate, self.search),
+                "max_in_flight": self.search.max_in_flight,
+                "batch_us": self.search.batch_us,
+            }
+        steps = self.runner.workload.steps
+        return self.runner.document(model, steps, rule.max_s + model["duration_s"] + DRAIN_S, rule)
+
+    def offered(self, rate: float, window: float) -> int:
+        """The requests a server that keeps up answers over the window."""
+        if self.holds:
+            return held.expected(round(rate), window, self.holds, self.objective)
+        return round(rate * window) * len(self.runner.workload.steps)
 
     def __call__(self, rate: float) -> Probe:
+        rate = float(round(rate)) if self.holds else rate
         probe = self._once(rate, tries=1)
         if probe.reasons and all(reason.startswith("not steady") for reason in probe.reasons):
             probe = self._once(rate, tries=2)  # it kept up, and was still warming: once more
@@ -189,8 +205,8 @@ class Prober:
         window = document["model"]["duration_s"]
         ran = self.runner.run(document, f"the probe at {rate:,.1f}/s")
         result = ran.result
-        offered = round(rate * window) * len(self.runner.workload.steps)
-        reasons = judged(result, offered, self.objective, self.search)
+        offered = self.offered(rate, window)
+        reasons = judged(result, offered, self.judged_by, self.search)
         latency, requests = result["all"]["latency_us"], result["requests"]
         return Probe(
             rate=rate,

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from arena.capacity.probe import Probe
 from arena.capacity.search import ENGINE_BOUND
 from arena.capacity.sweep import Level
+from arena.capacity.workloads import Held
 from arena.measured.measurement import payload
 
 
@@ -23,6 +24,11 @@ class CapacitySearch:
     probes: list[dict]  # every probe, in the order it ran (probe.Probe's fields)
     ready_s: float  # the server's cold start: process start to its first correct answer
     setup_s: float | None  # the workload's setup steps on this start (bcrypt's users), when it has any
+    held_ms: float | None = None  # a held workload's wait: its rates are connections (capacity/held.py)
+
+    @property
+    def holds(self) -> Held | None:
+        return Held(self.held_ms) if self.held_ms is not None else None
 
     def probe_list(self) -> list[Probe]:
         return [Probe(**probe) for probe in self.probes]
@@ -30,6 +36,17 @@ class CapacitySearch:
     def at_edge(self) -> Probe | None:
         """The probe that sustained the edge: its cost and memory are the edge's."""
         return next((p for p in self.probe_list() if p.passed and p.rate == self.edge), None)
+
+    def kib_per_connection(self) -> float | None:
+        """What one more held connection costs the server: its peak RSS at the edge less that at the
+        fewest connections any probe of the search held, over the difference in connections."""
+        if self.held_ms is None:
+            return None
+        probes = [p for p in self.probe_list() if p.server_peak_rss_kb]
+        edge, fewest = self.at_edge(), min(probes, key=lambda p: p.rate, default=None)
+        if edge is None or fewest is None or edge.rate <= fewest.rate:
+            return None
+        return (edge.server_peak_rss_kb - fewest.server_peak_rss_kb) / (edge.rate - fewest.rate)
 
     def exported(self) -> dict:
         """Its numbers, flat, for `arena export` (spec/export.md): the edge and the bracket, the
@@ -57,6 +74,8 @@ class CapacitySearch:
             "probes": len(self.probes),
             "hint": self.hint,
             "ready_s": self.ready_s,
+            "held_ms": self.held_ms,
+            "kib_per_connection": self.kib_per_connection(),
         } | at_edge
 
 
@@ -70,6 +89,17 @@ class ClientSweep:
 
     def level_list(self) -> list[Level]:
         return [Level(**level) for level in self.levels]
+
+    def kib_per_connection(self) -> float | None:
+        """What one more held connection costs the server: its peak RSS at the edge less that at the
+        fewest connections any probe of the search held, over the difference in connections."""
+        if self.held_ms is None:
+            return None
+        probes = [p for p in self.probe_list() if p.server_peak_rss_kb]
+        edge, fewest = self.at_edge(), min(probes, key=lambda p: p.rate, default=None)
+        if edge is None or fewest is None or edge.rate <= fewest.rate:
+            return None
+        return (edge.server_peak_rss_kb - fewest.server_peak_rss_kb) / (edge.rate - fewest.rate)
 
     def exported(self) -> dict:
         """Its numbers, flat, for `arena export` (spec/export.md): throughput and p99 by clients."""

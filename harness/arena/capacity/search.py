@@ -37,6 +37,7 @@ class Limits:
     max_probes: int = 24
     max_jump: float = 16.0  # the most a passing probe's prediction may multiply the rate by
     first_growth: float | None = None  # the first step from the start rate, when not `growth`
+    resolution: float = 0.0  # the least difference two probes can have (1 for connections held)
 
 
 # A failure older than the pass below it is probed again when that pass predicts this many times
@@ -136,7 +137,7 @@ def find_edge(probe: Callable[[float], Verdict], limits: Limits, hint: float | N
                 return search
             verdict = tried(min(next_rate(low, best.predicted, step, limits), limits.max_rate))
             step = limits.growth
-        elif high <= low * (1 + limits.precision):
+        elif high <= low * (1 + limits.precision) or high - low <= limits.resolution:
             top = search.probes[search._top()]
             if search._top() < search._best() and not top.engine_bound and warmed(best, high):
                 # The failure came before the pass below it, and that pass shows the server has

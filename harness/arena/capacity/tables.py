@@ -10,11 +10,12 @@ import json
 import statistics
 from collections import Counter, defaultdict
 
-from arena.capacity import scaling
+from arena.capacity import held, scaling
 from arena.capacity.result import CapacitySearch, ClientSweep
 from arena.capacity.search import FOUND
-from arena.capacity.workloads import Objective, load
+from arena.capacity.workloads import Held, Objective, load, objective_label
 from arena.engines.interface import ENGINE_BOUND
+from arena.host.process import open_files_limit
 from arena.measured.measurement import Measurement
 from arena.measured.scalability import MIN_LEVELS, FitError, fit
 from arena.measured.stats import Summary, summarize
@@ -22,6 +23,7 @@ from arena.report.charts import LINE, LOG, Chart, Series, Value
 from arena.report.tables import Cell, Column, Report, Row, Section, Table, legend
 
 KIND = "capacity"
+CONNECTIONS = " connections"  # a held workload's unit
 MIN_ENGINE_BUSY = 0.2  # an engine less busy than this over a probe says too little of its own ceiling
 ENDINGS = (
     "search: how each start's search ended — found (bracketed within 3%), engine-bound (the load engine saturated "
@@ -32,7 +34,8 @@ EDGE = (
     "edge: the highest arrival rate a start sustained at steady state with its p99 within the objective, "
     "errors ≤ 0.1% and ≥ 99% of arrivals answered, less than 3% below a rate that failed (spec/capacity.md); "
     "the cell is the median over independent server starts, ± its 95% interval, never narrower than the search's "
-    "3% precision"
+    "3% precision; for a held workload (longpoll), the most connections polling at once with p99 within the wait plus "
+    "the objective and the answers of polls that take at most that long"
 )
 COLUMNS = [
     Column("impl"),
@@ -44,6 +47,21 @@ COLUMNS = [
     Column("p99 ms", numeric=True),
     Column("CPU s/1k ok", numeric=True, essential=False),
     Column("peak RSS MiB", numeric=True, essential=False),
+    Column("engine %", numeric=True, essential=False),
+    Column("search", essential=False),
+]
+# A held workload's edge is connections; what each of them costs the server in memory is beside it.
+HELD_COLUMNS = [
+    Column("impl"),
+    Column("cpus", numeric=True),
+    Column("held", numeric=True),
+    Column("answers/s at edge", numeric=True, essential=False),
+    Column("starts", numeric=True),
+    Column("p50 ms", numeric=True, essential=False),
+    Column("p99 ms", numeric=True),
+    Column("CPU s/1k ok", numeric=True, essential=False),
+    Column("peak RSS MiB", numeric=True, essential=False),
+    Column("KiB/conn", numeric=True),
     Column("engine %", numeric=True, essential=False),
     Column("search", essential=False),
 ]
@@ -68,7 +86,7 @@ def _with_precision(summary: Summary, precision: float) -> Summary:
     return dataclasses.replace(summary, ci_low=low, ci_high=high)
 
 
-def _row(impl: str, cpus: int, group: list[Measurement]) -> tuple[Row, list[str]]:
+def _row(impl: str, cpus: int, group: list[Measurement], holds: Held | None) -> tuple[Row, list[str]]:
     """A row over the starts of one implementation and budget, and the notes it needs."""
     searches = [m.payload for m in group if m.measured]
     edges = [s.edge for s in searches if s.edge is not None]
@@ -90,40 +108,47 @@ def _row(impl: str, cpus: int, group: list[Measurement]) -> tuple[Row, list[str]
     else:
         edge_cell = Cell.value(summary, 1, _digits(summary.median)) if summary else Cell("none")
     steps = searches[0].steps if searches else 1
+    per_connection = [kib for s in searches if (kib := s.kib_per_connection()) is not None]
     cells = [
         Cell(impl),
         Cell(str(cpus)),
         edge_cell,
-        _value([e * steps for e in edges]),
+        _value([p.ok_rps for p in at_edge]) if holds else _value([e * steps for e in edges]),
         Cell(f"{len(edges)}/{len(group)}"),
         _value([p.p50_ms for p in at_edge]),
         _value([p.p99_ms for p in at_edge]),
         _value([p.server_cpu_s / p.ok_requests * 1000 for p in at_edge if p.ok_requests]),
         _value([p.server_peak_rss_kb / 1024 for p in at_edge]),
+        *([_value(per_connection)] if holds else []),
         _value([p.engine_busy * 100 for p in at_edge]),
         Cell(shown),
     ]
-    notes += [_search_note(impl, cpus, m) for m in group if m.measured]
+    notes += [_search_note(impl, cpus, m, CONNECTIONS if holds else "/s") for m in group if m.measured]
     return Row(cells, flags), notes
 
 
-def _search_note(impl: str, cpus: int, m: Measurement) -> str:
+def _search_note(impl: str, cpus: int, m: Measurement, unit: str) -> str:
     search: CapacitySearch = m.payload
     probes = search.probe_list()
+    digits = 0 if unit == CONNECTIONS else 1
     start = f"from {search.hint:,.0f}/s" if search.hint else "from the start rate"
     bracket = (
-        f"{search.edge:,.1f} passed, {search.failing:,.1f} failed"
+        f"{search.edge:,.{digits}f} passed, {search.failing:,.{digits}f} failed"
         if search.edge is not None and search.failing is not None
         else f"ended {search.ended}"
     )
     last_fail = next((p for p in reversed(probes) if not p.passed), None)
-    why = f"; at {last_fail.rate:,.1f}/s: {', '.join(last_fail.reasons) or 'engine-bound'}" if last_fail else ""
+    reasons = ", ".join(last_fail.reasons) or "engine-bound" if last_fail else ""
+    why = f"; at {last_fail.rate:,.{digits}f}{unit}: {reasons}" if last_fail else ""
     return f"{impl} cpus={cpus} start {m.repetition + 1}: {len(probes)} probes {start}: {bracket}{why}"
 
 
-def _curves(workload: str, objective: Objective, measurements: list[Measurement]) -> list[Chart]:
-    """p50 and p99 against the offered rate, a line per implementation and budget through every
-    probe of every start (the median where several probed one rate), and each one's edge."""
+def _curves(workload: str, holds: Held | None, objective: Objective, measurements: list[Measurement]) -> list[Chart]:
+    """p50 and p99 against the offered rate (a held workload's: the connections held), a line per
+    implementation and budget through every probe of every start (the median where several probed
+    one rate), and each one's edge."""
+    limit = held.objective(objective, holds) if holds else objective
+    against = "connections held" if holds else "offered rate"
     by_line: dict[str, dict[float, list]] = defaultdict(lambda: defaultdict(list))
     edges: dict[str, list[float]] = defaultdict(list)
     for m in measurements:
@@ -157,13 +182,17 @@ def _curves(workload: str, objective: Objective, measurements: list[Measurement]
         every = [x for probes in by_line.values() for x in probes]
         if metric == "p99_ms":
             series.append(
-                Series(f"objective {objective.label}", [Value(objective.p99_ms)] * 2, [min(every), max(every)])
+                Series(
+                    f"objective {objective_label(holds, objective)}",
+                    [Value(limit.p99_ms)] * 2,
+                    [min(every), max(every)],
+                )
             )
         charts.append(
             Chart(
-                f"{workload}: {label} latency against offered rate",
+                f"{workload}: {label} latency against {against}",
                 LINE,
-                "offered arrivals a second",
+                "connections held" if holds else "offered arrivals a second",
                 f"{label} ms",
                 series,
                 x_scale=LOG,
@@ -174,7 +203,7 @@ def _curves(workload: str, objective: Objective, measurements: list[Measurement]
     return charts
 
 
-def _engine_notes(measurements: list[Measurement]) -> list[str]:
+def _engine_notes(measurements: list[Measurement], unit: str) -> list[str]:
     """The load engine's own ceiling for this workload, from its CPU at the fastest probe it was
     busy enough at to tell (a probe where it passed ENGINE_BOUND says where it stopped keeping up),
     and the connections the probes at the edges held."""
@@ -191,16 +220,16 @@ def _engine_notes(measurements: list[Measurement]) -> list[str]:
             fastest = max(told, key=lambda probe: probe.rate)
             ceiling = fastest.rate * ENGINE_BOUND / fastest.engine_busy
             notes.append(
-                f"cpus={cpus}: the load engine's own ceiling here is about {ceiling:,.0f} arrivals/s (its fastest "
-                f"probe, {fastest.rate:,.0f}/s, took {fastest.engine_busy:.0%} of its cores; scaled to "
+                f"cpus={cpus}: the load engine's own ceiling here is about {ceiling:,.0f}{unit} (its fastest "
+                f"probe, {fastest.rate:,.0f}, took {fastest.engine_busy:.0%} of its cores; scaled to "
                 f"{ENGINE_BOUND:.0%}); an edge near it is marked engine-bound"
             )
     peaks = [p.connections_peak for m in measurements if m.measured and (p := m.payload.at_edge()) is not None]
-    held = [peak for peak in peaks if peak is not None]
-    if held:
+    open_at_once = [peak for peak in peaks if peak is not None]
+    if open_at_once and unit != CONNECTIONS:
         notes.append(
-            f"connections at the edges: {min(held):,} to {max(held):,} open at most at once (kept alive, a pool that "
-            f"grows with the work in flight, up to {load()[0].max_in_flight:,})"
+            f"connections at the edges: {min(open_at_once):,} to {max(open_at_once):,} open at most at once (kept "
+            f"alive, a pool that grows with the work in flight, up to {load()[0].max_in_flight:,})"
         )
     return notes
 
@@ -250,18 +279,27 @@ def report(title: str, measurements: list[Measurement], skipped: list[str]) -> R
                 sections.append(scaling.section(workload_id, what, at_point))
                 continue
             objective = Objective(**json.loads(point))
+            holds = next((m.payload.holds for m in at_point if m.measured), None)
             rows, notes = [], []
             for impl, cpus in sorted({(m.impl, m.cpus) for m in at_point}):
-                row, row_notes = _row(impl, cpus, [m for m in at_point if (m.impl, m.cpus) == (impl, cpus)])
+                in_row = [m for m in at_point if (m.impl, m.cpus) == (impl, cpus)]
+                row, row_notes = _row(impl, cpus, in_row, holds)
                 rows.append(row)
                 notes += row_notes
-            notes += _engine_notes(at_point) + _core_fits(at_point)
+            notes += _engine_notes(at_point, CONNECTIONS if holds else " arrivals/s") + _core_fits(at_point)
+            if holds:
+                most = max((m.parameters.get("limits", {}).get("max_rate", 0) for m in at_point), default=0)
+                notes.append(
+                    f"held connections are bounded by the open-files limit, {open_files_limit():,} here (a process "
+                    f"holds one end of each): a search asks at most {most:,.0f}, leaving {held.OTHER_FILES:,} "
+                    "for what a process keeps open besides"
+                )
             sections.append(
                 Section(
-                    f"{workload_id}: {what} — objective {objective.label}",
-                    Table(COLUMNS, rows),
+                    f"{workload_id}: {what} — objective {objective_label(holds, objective)}",
+                    Table(HELD_COLUMNS if holds else COLUMNS, rows),
                     notes,
-                    charts=_curves(workload_id, objective, at_point),
+                    charts=_curves(workload_id, holds, objective, at_point),
                 )
             )
     return Report(title, sections=sections, legend=legend(sections, extra=(EDGE, ENDINGS)), skipped=skipped)
@@ -276,6 +314,11 @@ def outcome(m: Measurement) -> str:
         return "  ".join(f"{level.clients}: {level.throughput:,.0f}/s" for level in levels)
     search: CapacitySearch = m.payload
     probe = search.at_edge()
-    edge = "no rate passed" if search.edge is None else f"edge {search.edge:,.1f}/s"
+    if search.edge is None:
+        edge = "no rate passed"
+    elif search.holds:
+        edge = f"held {search.edge:,.0f} connections"
+    else:
+        edge = f"edge {search.edge:,.1f}/s"
     spent = f"  p99 {probe.p99_ms:.1f} ms  cpu {probe.server_cpu_s:.1f} s" if probe else ""
     return f"{edge} ({search.ended}, {len(search.probes)} probes){spent}"

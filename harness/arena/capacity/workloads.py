@@ -34,6 +34,17 @@ class Objective:
 
 
 @dataclass(frozen=True)
+class Held:
+    """A workload whose probes hold connections instead of offering a rate (capacity/held.py)."""
+
+    wait_ms: float  # how long the server holds each poll (ARENA_LONGPOLL_MS)
+
+    @property
+    def wait_s(self) -> float:
+        return self.wait_ms / 1000
+
+
+@dataclass(frozen=True)
 class SearchParameters:
     precision: float
     growth: float
@@ -63,6 +74,7 @@ class Workload:
     settings: dict[str, str] = field(default_factory=dict)
     data: dict | None = None  # {"kind": "users", "rows": N} or {"kind": "records"}
     database: bool = False
+    held: Held | None = None  # its search is over connections held, not arrivals a second
 
 
 @dataclass(frozen=True)
@@ -86,7 +98,9 @@ class Point:
 
     @property
     def label(self) -> str:
-        return f"clients {self.clients[0]}..{self.clients[-1]}" if self.clients else self.objective.label
+        if self.clients:
+            return f"clients {self.clients[0]}..{self.clients[-1]}"
+        return objective_label(self.workload.held, self.objective)
 
 
 @cache
@@ -102,9 +116,12 @@ def load() -> tuple[SearchParameters, dict[str, Workload]]:
             given = dict(raw)
             given["objective"] = Objective(**given["objective"])
             given["settings"] = {name: str(value) for name, value in given.get("settings", {}).items()}
+            given["held"] = Held(**given["held"]) if "held" in given else None
             workload = Workload(**given)
             if workload.data and workload.data.get("kind") not in DATA_KINDS:
                 raise ValueError(f"{workload.id}: data kind {workload.data.get('kind')!r} is not one of {DATA_KINDS}")
+            if workload.held and workload.settings.get("ARENA_LONGPOLL_MS") != f"{workload.held.wait_ms:g}":
+                raise ValueError(f"{workload.id}: held.wait_ms must be its ARENA_LONGPOLL_MS setting")
             if not 0 < workload.min_rate <= workload.start_rate <= workload.max_rate:
                 raise ValueError(f"{workload.id}: want 0 < min_rate <= start_rate <= max_rate")
             workloads[workload.id] = workload
@@ -138,6 +155,11 @@ def parse_slo(text: str) -> dict[str, float]:
             raise UsageError(f"--slo {text}: an objective must be above 0 ms")
         found["p99_ms" if name == "p99" else "p999_ms"] = milliseconds
     return found
+
+
+def objective_label(holds: Held | None, objective: Objective) -> str:
+    """The objective as a person reads it; a held workload's is beyond its wait."""
+    return f"the wait ({holds.wait_ms:g} ms) + {objective.label}" if holds else objective.label
 
 
 def objective_of(workload: Workload, slo: dict[str, float]) -> Objective:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import http.client
 import os
+import resource
 import signal
 import socket
 import subprocess
@@ -38,6 +39,15 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+def open_files_limit() -> int:
+    """The open-files limit a process started from here gets: the soft limit raised to the hard
+    one, so that servers, the engine and the database inherit the most this machine allows."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    return hard if hard != resource.RLIM_INFINITY else 1 << 20
 
 
 def port_in_use(port: int) -> bool:
