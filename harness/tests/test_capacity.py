@@ -28,32 +28,46 @@ from arena.measured.scalability import model
 from conftest import needs_engine, write_impl
 from test_export import search
 
-# Serves one request at a time on one thread: each GET /work spins 2 ms of CPU before it answers, so
-# its capacity is just under 500 a second, less the cost of the HTTP around the work.
-ONE_AT_A_TIME = textwrap.dedent(
-    """
-    import asyncio, os, time
 
-    WORK_S = 0.002
+def asyncio_server(work: str, setup: str = "") -> str:
+    """A throw-away HTTP/1.1 server on one thread that answers every request `OK` after `work`, the
+    body of `async def work(path)`; `setup` is module code before it."""
+    return textwrap.dedent(
+        """
+        import asyncio, os, time
+        {setup}
 
-    async def serve(reader, writer):
-        while line := await reader.readline():
-            while (header := await reader.readline()) not in (b"\\r\\n", b"\\n", b""):
-                pass
-            if line.split()[1] == b"/work":
-                began = time.perf_counter()
-                while time.perf_counter() - began < WORK_S:
+        async def work(path):
+        {work}
+
+        async def serve(reader, writer):
+            while line := await reader.readline():
+                while (header := await reader.readline()) not in (b"\\r\\n", b"\\n", b""):
                     pass
-            writer.write(b"HTTP/1.1 200 OK\\r\\nContent-Length: 2\\r\\nContent-Type: text/plain\\r\\n\\r\\nOK")
-            await writer.drain()
-        writer.close()
+                await work(line.split()[1])
+                writer.write(b"HTTP/1.1 200 OK\\r\\nContent-Length: 2\\r\\nContent-Type: text/plain\\r\\n\\r\\nOK")
+                await writer.drain()
+            writer.close()
 
-    async def main():
-        server = await asyncio.start_server(serve, "127.0.0.1", int(os.environ["ARENA_PORT"]), backlog=1024)
-        async with server:
-            await server.serve_forever()
+        async def main():
+            port = int(os.environ["ARENA_PORT"])
+            server = await asyncio.start_server(serve, "127.0.0.1", port, backlog=1024)
+            async with server:
+                await server.serve_forever()
 
-    asyncio.run(main())
+        asyncio.run(main())
+        """
+    ).format(setup=setup, work=textwrap.indent(textwrap.dedent(work).strip(), "    "))
+
+
+# Serves one request at a time: each GET /work spins 2 ms of CPU before it answers (the spin never
+# yields), so its capacity is just under 500 a second, less the cost of the HTTP around the work.
+ONE_AT_A_TIME = asyncio_server(
+    """
+    if path == b"/work":
+        began = time.perf_counter()
+        while time.perf_counter() - began < 0.002:
+            pass
     """
 )
 
@@ -88,29 +102,12 @@ def one_at_a_time(tmp_path) -> catalog.Manifest:
 
 # Holds at most 100 polls at once, each for 0.1 s; the others wait their turn. N connections polling
 # without pause are answered 1,000 times a second, each poll taking N / 1000 s once N passes 100.
-AT_MOST_100_POLLS = textwrap.dedent(
+AT_MOST_100_POLLS = asyncio_server(
     """
-    import asyncio, os
-
-    async def serve(reader, writer, polls):
-        while line := await reader.readline():
-            while (header := await reader.readline()) not in (b"\\r\\n", b"\\n", b""):
-                pass
-            async with polls:
-                await asyncio.sleep(0.1)
-            writer.write(b"HTTP/1.1 200 OK\\r\\nContent-Length: 2\\r\\nContent-Type: text/plain\\r\\n\\r\\nOK")
-            await writer.drain()
-        writer.close()
-
-    async def main():
-        polls = asyncio.Semaphore(100)
-        port = int(os.environ["ARENA_PORT"])
-        server = await asyncio.start_server(lambda r, w: serve(r, w, polls), "127.0.0.1", port, backlog=1024)
-        async with server:
-            await server.serve_forever()
-
-    asyncio.run(main())
-    """
+    async with polls:
+        await asyncio.sleep(0.1)
+    """,
+    setup="polls = asyncio.Semaphore(100)",
 )
 
 POLLS = Workload(

@@ -111,14 +111,18 @@ def test_a_server_that_gets_faster_during_the_search_is_not_held_to_an_early_fai
 
 
 def test_a_later_start_steps_by_the_precision_first_then_climbs_as_a_first_one_does():
-    """The hint is 1,000/s; this start reaches 1,600: 3% up, then growth and predictions, not 3%
-    steps all the way."""
+    """The hint is 1,000/s; this start reaches 1,600: 3% up, then squared steps and predictions,
+    not 3% steps all the way; one 5% above the hint is bracketed 6% wide, not 100%."""
 
     def faster(rate):
         return Verdict(rate, rate <= 1600, predicted=1750 if rate <= 1600 else None)
 
     search = find_edge(faster, Limits(100, 1, 100_000, first_growth=1.03), hint=1000)
-    assert [round(p.rate) for p in search.probes[:3]] == [1000, 1030, 2060]
-    assert search.ended == FOUND and len(search.probes) <= 9
+    assert [round(p.rate) for p in search.probes[:3]] == [1000, 1030, 1575]  # 90% of the prediction
+    assert search.ended == FOUND and len(search.probes) <= 6
+    a_little = find_edge(lambda r: Verdict(r, r <= 1050), Limits(100, 1, 100_000, first_growth=1.03), hint=1000)
+    assert [round(p.rate) for p in a_little.probes[:3]] == [1000, 1030, 1093] and len(a_little.probes) == 4
+    slower = find_edge(lambda r: Verdict(r, r <= 950), Limits(100, 1, 100_000, first_growth=1.03), hint=1000)
+    assert [round(p.rate) for p in slower.probes[:3]] == [1000, 971, 915] and len(slower.probes) <= 5
     agreeing = find_edge(lambda r: Verdict(r, r <= 1010), Limits(100, 1, 100_000, first_growth=1.03), hint=1000)
     assert [p.rate for p in agreeing.probes] == [1000, 1030] and agreeing.ended == FOUND

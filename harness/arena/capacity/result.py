@@ -90,17 +90,6 @@ class ClientSweep:
     def level_list(self) -> list[Level]:
         return [Level(**level) for level in self.levels]
 
-    def kib_per_connection(self) -> float | None:
-        """What one more held connection costs the server: its peak RSS at the edge less that at the
-        fewest connections any probe of the search held, over the difference in connections."""
-        if self.held_ms is None:
-            return None
-        probes = [p for p in self.probe_list() if p.server_peak_rss_kb]
-        edge, fewest = self.at_edge(), min(probes, key=lambda p: p.rate, default=None)
-        if edge is None or fewest is None or edge.rate <= fewest.rate:
-            return None
-        return (edge.server_peak_rss_kb - fewest.server_peak_rss_kb) / (edge.rate - fewest.rate)
-
     def exported(self) -> dict:
         """Its numbers, flat, for `arena export` (spec/export.md): throughput and p99 by clients."""
         flat: dict = {}

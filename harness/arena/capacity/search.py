@@ -106,8 +106,10 @@ def warmed(best: Verdict, failed_rate: float) -> bool:
 
 def find_edge(probe: Callable[[float], Verdict], limits: Limits, hint: float | None = None) -> Search:
     """Searches from `limits.start_rate`, or from `hint` (a rate near the edge, from earlier
-    starts): the first step goes `first_growth` up or down, the later ones `growth` (or as far as
-    a passing probe predicts); once a failure brackets the edge, the bracket is bisected."""
+    starts): the first step goes `first_growth` up or down, and each later one squares the step,
+    up to `growth` (1.03, 1.06, 1.13, 1.27, 1.6, 2: an edge a few percent from the hint is
+    bracketed a few percent wide, one far from it as fast as from a start), or goes as far as a
+    passing probe predicts; once a failure brackets the edge, the bracket is bisected."""
     search = Search()
 
     def tried(rate: float) -> Verdict | None:
@@ -127,7 +129,7 @@ def find_edge(probe: Callable[[float], Verdict], limits: Limits, hint: float | N
         if rate <= limits.min_rate:
             search.ended = BELOW_MIN
             return search
-        rate, step = max(rate / step, limits.min_rate), limits.growth
+        rate, step = max(rate / step, limits.min_rate), min(step * step, limits.growth)
         verdict = tried(rate)
     while verdict is not None:
         low, high, best = search.passing, search.failing, search.probes[search._best()]
@@ -136,7 +138,7 @@ def find_edge(probe: Callable[[float], Verdict], limits: Limits, hint: float | N
                 search.ended = AT_MAX
                 return search
             verdict = tried(min(next_rate(low, best.predicted, step, limits), limits.max_rate))
-            step = limits.growth
+            step = min(step * step, limits.growth)
         elif high <= low * (1 + limits.precision) or high - low <= limits.resolution:
             top = search.probes[search._top()]
             if search._top() < search._best() and not top.engine_bound and warmed(best, high):

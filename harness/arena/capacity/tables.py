@@ -37,34 +37,26 @@ EDGE = (
     "3% precision; for a held workload (longpoll), the most connections polling at once with p99 within the wait plus "
     "the objective and the answers of polls that take at most that long"
 )
-COLUMNS = [
-    Column("impl"),
-    Column("cpus", numeric=True),
-    Column("edge /s", numeric=True),
-    Column("req/s at edge", numeric=True, essential=False),
-    Column("starts", numeric=True),
-    Column("p50 ms", numeric=True, essential=False),
-    Column("p99 ms", numeric=True),
-    Column("CPU s/1k ok", numeric=True, essential=False),
-    Column("peak RSS MiB", numeric=True, essential=False),
-    Column("engine %", numeric=True, essential=False),
-    Column("search", essential=False),
-]
-# A held workload's edge is connections; what each of them costs the server in memory is beside it.
-HELD_COLUMNS = [
-    Column("impl"),
-    Column("cpus", numeric=True),
-    Column("held", numeric=True),
-    Column("answers/s at edge", numeric=True, essential=False),
-    Column("starts", numeric=True),
-    Column("p50 ms", numeric=True, essential=False),
-    Column("p99 ms", numeric=True),
-    Column("CPU s/1k ok", numeric=True, essential=False),
-    Column("peak RSS MiB", numeric=True, essential=False),
-    Column("KiB/conn", numeric=True),
-    Column("engine %", numeric=True, essential=False),
-    Column("search", essential=False),
-]
+
+
+def _columns(holds: Held | None) -> list[Column]:
+    """A rate's table, or a held workload's: its edge is connections, and what each of them costs
+    the server in memory is beside it."""
+    edge, served = ("held", "answers/s at edge") if holds else ("edge /s", "req/s at edge")
+    return [
+        Column("impl"),
+        Column("cpus", numeric=True),
+        Column(edge, numeric=True),
+        Column(served, numeric=True, essential=False),
+        Column("starts", numeric=True),
+        Column("p50 ms", numeric=True, essential=False),
+        Column("p99 ms", numeric=True),
+        Column("CPU s/1k ok", numeric=True, essential=False),
+        Column("peak RSS MiB", numeric=True, essential=False),
+        *([Column("KiB/conn", numeric=True)] if holds else []),
+        Column("engine %", numeric=True, essential=False),
+        Column("search", essential=False),
+    ]
 
 
 def _digits(value: float) -> int:
@@ -297,7 +289,7 @@ def report(title: str, measurements: list[Measurement], skipped: list[str]) -> R
             sections.append(
                 Section(
                     f"{workload_id}: {what} — objective {objective_label(holds, objective)}",
-                    Table(HELD_COLUMNS if holds else COLUMNS, rows),
+                    Table(_columns(holds), rows),
                     notes,
                     charts=_curves(workload_id, holds, objective, at_point),
                 )
