@@ -40,8 +40,8 @@ class Limits:
     resolution: float = 0.0  # the least difference two probes can have (1 for connections held)
 
 
-# A failure older than the pass below it is probed again when that pass predicts this many times
-# the failed rate: far beyond what queueing near a server's limit explains.
+# A failure that closes the bracket is probed once more when the pass below it predicts this many
+# times the failed rate: far beyond what queueing near a server's limit explains.
 RECHECK = 1.5
 
 # How a search ended: the edge was bracketed within the precision, or one of its bounds stopped it.
@@ -141,9 +141,12 @@ def find_edge(probe: Callable[[float], Verdict], limits: Limits, hint: float | N
             step = min(step * step, limits.growth)
         elif high <= low * (1 + limits.precision) or high - low <= limits.resolution:
             top = search.probes[search._top()]
-            if search._top() < search._best() and not top.engine_bound and warmed(best, high):
-                # The failure came before the pass below it, and that pass shows the server has
-                # become much cheaper since (a JIT that compiled): it counts once it fails again.
+            once = sum(p.rate == high for p in search.probes) == 1
+            if once and not top.engine_bound and warmed(best, high):
+                # The pass below the failure says the server's CPU reaches far beyond it: the
+                # failure may be a JIT compiling or a collection during its window, or the server
+                # has become much cheaper since (a failure before the pass). It counts once it
+                # fails again.
                 verdict = tried(high)
                 continue
             # Bracketed; by the server, or by an engine that could not offer the rate above it.
