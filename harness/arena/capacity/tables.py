@@ -123,7 +123,7 @@ def _search_note(impl: str, cpus: int, m: Measurement, unit: str) -> str:
     search: CapacitySearch = m.payload
     probes = search.probe_list()
     digits = 0 if unit == CONNECTIONS else 1
-    start = f"from {search.hint:,.0f}/s" if search.hint else "from the start rate"
+    start = f"from {search.hint:,.0f}{unit}" if search.hint else "from the start rate"
     bracket = (
         f"{search.edge:,.{digits}f} passed, {search.failing:,.{digits}f} failed"
         if search.edge is not None and search.failing is not None
