@@ -261,7 +261,8 @@ def test_objectives_from_the_command_line():
 
 def test_every_workload_of_the_spec_is_read_with_its_objective():
     workloads = load()[1]
-    assert list(workloads) == ["plaintext", "json", "bcrypt", "compute", "database"]
+    assert list(workloads) == ["plaintext", "json", "bcrypt", "compute", "database", "longpoll"]
+    assert workloads["longpoll"].held == Held(500) and workloads["longpoll"].settings == {"ARENA_LONGPOLL_MS": "500"}
     assert workloads["bcrypt"].settings == {"ARENA_BCRYPT_COST": "4"} and workloads["bcrypt"].setup
     assert workloads["database"].database and workloads["database"].data == {"kind": "records"}
     assert json.loads(Point(workloads["plaintext"], workloads["plaintext"].objective).key) == {"p99_ms": 10}
