@@ -137,18 +137,19 @@ def _search_note(impl: str, cpus: int, m: Measurement, unit: str) -> str:
 
 def _curves(workload: str, holds: Held | None, objective: Objective, measurements: list[Measurement]) -> list[Chart]:
     """p50 and p99 against the offered rate (a held workload's: the connections held), a line per
-    implementation and budget through every probe of every start (the median where several probed
-    one rate), and each one's edge."""
+    implementation and budget through every probe of its first measured start (the one that
+    searched from the start rate; later starts probe a few rates near its edge, and threading them
+    in zig-zags the line), and the median edge of all its starts."""
     limit = held.objective(objective, holds) if holds else objective
     against = "connections held" if holds else "offered rate"
     by_line: dict[str, dict[float, list]] = defaultdict(lambda: defaultdict(list))
     edges: dict[str, list[float]] = defaultdict(list)
-    for m in measurements:
-        if not m.measured:
-            continue
+    first: dict[str, int] = {}
+    for m in sorted((m for m in measurements if m.measured), key=lambda m: m.repetition):
         line = f"{m.impl} cpus={m.cpus}"
-        for probe in m.payload.probe_list():
-            by_line[line][round(probe.rate, 3)].append(probe)
+        if first.setdefault(line, m.repetition) == m.repetition:
+            for probe in m.payload.probe_list():
+                by_line[line][round(probe.rate, 3)].append(probe)
         if m.payload.edge is not None:
             edges[line].append(m.payload.edge)
     if not by_line:
@@ -189,7 +190,10 @@ def _curves(workload: str, holds: Held | None, objective: Objective, measurement
                 series,
                 x_scale=LOG,
                 y_scale=LOG,
-                note="every probe of every start; a probe that failed is drawn too, which is where the curve turns up",
+                note=(
+                    "every probe of each runtime's first start, failed ones too, which is where the curve turns up; "
+                    "the mark is the median edge of all its starts, on the probe nearest it"
+                ),
             )
         )
     return charts
@@ -197,8 +201,9 @@ def _curves(workload: str, holds: Held | None, objective: Objective, measurement
 
 def _engine_notes(measurements: list[Measurement], unit: str) -> list[str]:
     """The load engine's own ceiling for this workload, from its CPU at the fastest probe it was
-    busy enough at to tell (a probe where it passed ENGINE_BOUND says where it stopped keeping up),
-    and the connections the probes at the edges held."""
+    busy enough at to tell and still kept up at (past ENGINE_BOUND it did not offer the rate, and
+    its CPU, capped by its cores, says nothing of how far it would go), and the connections the
+    probes at the edges held."""
     notes = []
     for cpus in sorted({m.cpus for m in measurements}):
         told = [
@@ -206,7 +211,7 @@ def _engine_notes(measurements: list[Measurement], unit: str) -> list[str]:
             for m in measurements
             if m.measured and m.cpus == cpus
             for p in m.payload.probe_list()
-            if p.engine_busy >= MIN_ENGINE_BUSY
+            if MIN_ENGINE_BUSY <= p.engine_busy <= ENGINE_BOUND
         ]
         if told:
             fastest = max(told, key=lambda probe: probe.rate)
