@@ -15,7 +15,7 @@ from arena.capacity import held, sweep, tables
 from arena.capacity.probe import Prober, Runner
 from arena.capacity.result import CapacitySearch, ClientSweep
 from arena.capacity.search import ENGINE_BOUND, FOUND, Limits, find_edge
-from arena.capacity.workloads import Point, Workload, chosen, load, objective_of, parse_slo
+from arena.capacity.workloads import Point, Workload, chosen, load, objective_of, parse_slo, unit_of
 from arena.checks import reference, verify
 from arena.console import Console
 from arena.engines.interface import EngineError, LoadEngine
@@ -168,8 +168,7 @@ class CapacityKind:
             resolution=1.0 if workload.held else 0.0,
         )
         parameters["limits"] = dataclasses.asdict(limits)
-        unit = " connections" if workload.held else "/s"
-        phase(f"search from {hint:,.0f}{unit}" if hint else "search")
+        phase(f"search from {hint:,.0f}{unit_of(workload.held)}" if hint else "search")
         found = find_edge(Prober(runner, point.objective, search_parameters), limits, hint)
         return CapacitySearch(
             ended=found.ended,

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from arena.capacity import held
-from arena.capacity.workloads import Objective, SearchParameters, Workload
+from arena.capacity.workloads import Objective, SearchParameters, Workload, unit_of
 from arena.engines.interface import ENGINE_BOUND, LoadEngine
 from arena.engines.steadiness import Rule
 from arena.host.process import Processes, Sampler, Server, ServerError, cpu_times
@@ -203,7 +203,7 @@ class Prober:
     def _once(self, rate: float, tries: int) -> Probe:
         document = self.document(rate)
         window = document["model"]["duration_s"]
-        ran = self.runner.run(document, f"the probe at {rate:,.1f}/s")
+        ran = self.runner.run(document, f"the probe at {rate:,.1f}{unit_of(self.holds)}")
         result = ran.result
         offered = self.offered(rate, window)
         reasons = judged(result, offered, self.judged_by, self.search)

@@ -13,7 +13,7 @@ from collections import Counter, defaultdict
 from arena.capacity import held, scaling
 from arena.capacity.result import CapacitySearch, ClientSweep
 from arena.capacity.search import FOUND
-from arena.capacity.workloads import Held, Objective, load, objective_label
+from arena.capacity.workloads import Held, Objective, load, objective_label, unit_of
 from arena.engines.interface import ENGINE_BOUND
 from arena.host.process import open_files_limit
 from arena.measured.measurement import Measurement
@@ -23,7 +23,6 @@ from arena.report.charts import LINE, LOG, Chart, Series, Value
 from arena.report.tables import Cell, Column, Report, Row, Section, Table, legend
 
 KIND = "capacity"
-CONNECTIONS = " connections"  # a held workload's unit
 MIN_ENGINE_BUSY = 0.2  # an engine less busy than this over a probe says too little of its own ceiling
 ENDINGS = (
     "search: how each start's search ended — found (bracketed within 3%), engine-bound (the load engine saturated "
@@ -115,14 +114,14 @@ def _row(impl: str, cpus: int, group: list[Measurement], holds: Held | None) -> 
         _value([p.engine_busy * 100 for p in at_edge]),
         Cell(shown),
     ]
-    notes += [_search_note(impl, cpus, m, CONNECTIONS if holds else "/s") for m in group if m.measured]
+    notes += [_search_note(impl, cpus, m, holds) for m in group if m.measured]
     return Row(cells, flags), notes
 
 
-def _search_note(impl: str, cpus: int, m: Measurement, unit: str) -> str:
+def _search_note(impl: str, cpus: int, m: Measurement, holds: Held | None) -> str:
     search: CapacitySearch = m.payload
     probes = search.probe_list()
-    digits = 0 if unit == CONNECTIONS else 1
+    digits, unit = (0 if holds else 1), unit_of(holds)
     start = f"from {search.hint:,.0f}{unit}" if search.hint else "from the start rate"
     bracket = (
         f"{search.edge:,.{digits}f} passed, {search.failing:,.{digits}f} failed"
@@ -199,7 +198,7 @@ def _curves(workload: str, holds: Held | None, objective: Objective, measurement
     return charts
 
 
-def _engine_notes(measurements: list[Measurement], unit: str) -> list[str]:
+def _engine_notes(measurements: list[Measurement], holds: Held | None) -> list[str]:
     """The load engine's own ceiling for this workload, from its CPU at the fastest probe it was
     busy enough at to tell and still kept up at (past ENGINE_BOUND it did not offer the rate, and
     its CPU, capped by its cores, says nothing of how far it would go), and the connections the
@@ -217,13 +216,13 @@ def _engine_notes(measurements: list[Measurement], unit: str) -> list[str]:
             fastest = max(told, key=lambda probe: probe.rate)
             ceiling = fastest.rate * ENGINE_BOUND / fastest.engine_busy
             notes.append(
-                f"cpus={cpus}: the load engine's own ceiling here is about {ceiling:,.0f}{unit} (its fastest "
+                f"cpus={cpus}: the load engine's own ceiling here is about {ceiling:,.0f}{unit_of(holds)} (its fastest "
                 f"probe, {fastest.rate:,.0f}, took {fastest.engine_busy:.0%} of its cores; scaled to "
                 f"{ENGINE_BOUND:.0%}); an edge near it is marked engine-bound"
             )
     peaks = [p.connections_peak for m in measurements if m.measured and (p := m.payload.at_edge()) is not None]
     open_at_once = [peak for peak in peaks if peak is not None]
-    if open_at_once and unit != CONNECTIONS:
+    if open_at_once and not holds:
         notes.append(
             f"connections at the edges: {min(open_at_once):,} to {max(open_at_once):,} open at most at once (kept "
             f"alive, a pool that grows with the work in flight, up to {load()[0].max_in_flight:,})"
@@ -283,7 +282,7 @@ def report(title: str, measurements: list[Measurement], skipped: list[str]) -> R
                 row, row_notes = _row(impl, cpus, in_row, holds)
                 rows.append(row)
                 notes += row_notes
-            notes += _engine_notes(at_point, CONNECTIONS if holds else " arrivals/s") + _core_fits(at_point)
+            notes += _engine_notes(at_point, holds) + _core_fits(at_point)
             if holds:
                 most = max((m.parameters.get("limits", {}).get("max_rate", 0) for m in at_point), default=0)
                 notes.append(

@@ -116,12 +116,11 @@ def load() -> tuple[SearchParameters, dict[str, Workload]]:
             given = dict(raw)
             given["objective"] = Objective(**given["objective"])
             given["settings"] = {name: str(value) for name, value in given.get("settings", {}).items()}
-            given["held"] = Held(**given["held"]) if "held" in given else None
+            # A held workload's wait is the server's own setting, so that the two cannot disagree.
+            given["held"] = Held(float(given["settings"]["ARENA_LONGPOLL_MS"])) if given.get("held") else None
             workload = Workload(**given)
             if workload.data and workload.data.get("kind") not in DATA_KINDS:
                 raise ValueError(f"{workload.id}: data kind {workload.data.get('kind')!r} is not one of {DATA_KINDS}")
-            if workload.held and workload.settings.get("ARENA_LONGPOLL_MS") != f"{workload.held.wait_ms:g}":
-                raise ValueError(f"{workload.id}: held.wait_ms must be its ARENA_LONGPOLL_MS setting")
             if not 0 < workload.min_rate <= workload.start_rate <= workload.max_rate:
                 raise ValueError(f"{workload.id}: want 0 < min_rate <= start_rate <= max_rate")
             workloads[workload.id] = workload
@@ -160,6 +159,11 @@ def parse_slo(text: str) -> dict[str, float]:
 def objective_label(holds: Held | None, objective: Objective) -> str:
     """The objective as a person reads it; a held workload's is beyond its wait."""
     return f"the wait ({holds.wait_ms:g} ms) + {objective.label}" if holds else objective.label
+
+
+def unit_of(holds: Held | None) -> str:
+    """What a search's rates count: connections held, or arrivals a second."""
+    return " connections" if holds else "/s"
 
 
 def objective_of(workload: Workload, slo: dict[str, float]) -> Objective:
