@@ -12,7 +12,7 @@ import pytest
 
 from arena.capacity import kind as capacity_kind
 from arena.capacity import sweep, tables
-from arena.capacity.probe import judged, predicted, warmup_rule, window_s
+from arena.capacity.probe import Prober, Runner, judged, predicted, warmup_rule, window_s
 from arena.capacity.result import CapacitySearch, ClientSweep
 from arena.capacity.search import AT_MAX, BELOW_MIN, ENGINE_BOUND, FOUND, UNFINISHED
 from arena.capacity.workloads import Held, Objective, Point, Workload, load, objective_of, parse_slo
@@ -21,6 +21,8 @@ from arena.engines import loadgen
 from arena.engines.interface import EngineRun
 from arena.engines.steadiness import Rule
 from arena.errors import UsageError
+from arena.host import cores
+from arena.host.process import free_port, running
 from arena.impls import catalog
 from arena.kind import Task
 from arena.measured.measurement import Measurement, Outcome
@@ -169,6 +171,24 @@ def test_a_server_of_known_capacity_is_found_within_five_percent_and_draws_its_h
     assert mark.xs == [round(found.edge, 3)] and mark.mark_of == "one-at-a-time cpus=1"
 
 
+@needs_engine
+def test_a_probe_far_above_the_edge_gives_up_in_its_warm_up_and_says_what_the_server_answered(tmp_path):
+    # Twice what the server serves: the backlog doubles every slice, medians pass the 50 ms
+    # objective within a slice or two, and the warm-up gives up instead of running to its bound;
+    # what the server answered meanwhile is its capacity, less the slices' ramp.
+    server_cores, engine_cores, _ = cores.split(1)
+    with running(one_at_a_time(tmp_path), 1, free_port(), {}, server_cores) as server:
+        runner = Runner(loadgen.Loadgen(), server, engine_cores, WORK, None)
+        prober = Prober(runner, WORK.objective, load()[0])
+        prober.warm(150)
+        probe = prober(1000)
+    assert not probe.passed and probe.gave_up and probe.window_s == 0
+    assert probe.reasons == [f"median over 50 ms in 3 warm-up slices in a row: gave up after {probe.warmup_s:.1f} s"]
+    assert probe.warmup_s < 2.0, probe.warmup_s  # not the 4 s bound
+    assert probe.p50_ms > 50 and probe.p99_ms >= probe.p50_ms
+    assert 0.75 * 500 <= probe.ceiling <= 1.05 * 500, probe.ceiling
+
+
 def synthetic(document: dict, p99_ms: float = 1.0, answered: float = 1.0) -> dict:
     """A result document as the engine writes it, for a probe that met its schedule."""
     model = document["model"]
@@ -237,6 +257,10 @@ def test_a_probe_fails_with_every_reason_that_failed_it(p99_ms, answered, steady
     if not steady:
         result["warmup"]["steady_at"] = None
     assert judged(result, 2000, Objective(10), load()[0]) == reasons
+    slices = [{"t_s": 0.25 * k, "ok_rps": 900, "p50_ms": 20 + k, "p99_ms": 40, "error_ratio": 0} for k in range(4)]
+    result["warmup"] |= {"gave_up": True, "seconds": 1.0, "slices": slices}
+    reason = "median over 10 ms in 3 warm-up slices in a row: gave up after 1.0 s"
+    assert judged(result, 2000, Objective(10), load()[0]) == [reason]  # nothing measured: its one reason
 
 
 def test_a_probe_holds_enough_answers_and_its_warmup_enough_arrivals_at_low_rates():

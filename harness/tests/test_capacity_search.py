@@ -1,6 +1,7 @@
 """The search for the edge against servers of known capacity made of arithmetic: where it ends, how
 close it gets, how many probes it takes, and how it stops at its bounds and at the engine's limit."""
 
+import math
 from dataclasses import dataclass, replace
 
 import pytest
@@ -14,6 +15,7 @@ class Verdict:
     passed: bool
     engine_bound: bool = False
     predicted: float | None = None
+    ceiling: float | None = None
 
 
 def server(capacity: float, engine_limit: float = float("inf")):
@@ -146,3 +148,68 @@ def test_a_later_start_steps_by_the_precision_first_then_climbs_as_a_first_one_d
     assert [round(p.rate) for p in slower.probes[:3]] == [1000, 971, 915] and len(slower.probes) <= 5
     agreeing = find_edge(lambda r: Verdict(r, r <= 1010), Limits(100, 1, 100_000, first_growth=1.03), hint=1000)
     assert [p.rate for p in agreeing.probes] == [1000, 1030] and agreeing.ended == FOUND
+
+
+def behind(capacity: float, answered: float, cold: float | None = None, cold_probes: int = 0):
+    """A server that passes every rate up to `capacity`, its CPU predicting 5% more, and, past 8%
+    above it (where it falls behind its arrivals rather than only missing the p99), answers
+    `answered` a second; during its first `cold_probes` probes it answers only `cold`."""
+    probes = []
+
+    def probe(rate):
+        probes.append(rate)
+        cold_now = len(probes) <= cold_probes
+        limit = cold if cold_now else capacity
+        if rate <= limit:
+            return Verdict(rate, True, predicted=limit * 1.05)
+        return Verdict(rate, False, ceiling=limit if cold_now else answered if rate > capacity * 1.08 else None)
+
+    return probe
+
+
+@pytest.mark.parametrize(
+    ("capacity", "answered", "start", "most_probes"),
+    [
+        (269, 280, 1000, 3),  # elixir's compute: 1,000/s falls behind, 272 fails narrowly, 264 passes
+        (5000, 5200, 40_000, 4),  # 5,048 passes, 5,200 fails narrowly, 5,123 too
+    ],
+)
+def test_a_start_far_above_the_edge_comes_down_to_what_the_server_answered(capacity, answered, start, most_probes):
+    """A start above the edge fails behind its arrivals: what the server still answered is where the
+    search goes next, then it steps down from there as from a hint, instead of halving past it and
+    bisecting back up (1,000, 500, 250, 354, 297, 272, 261, 266: eight probes for 269)."""
+    search = find_edge(behind(capacity, answered), Limits(start, 1, 100_000))
+    assert search.ended == FOUND and search.passing <= capacity < search.failing <= search.passing * 1.03
+    assert len(search.probes) <= most_probes, [p.rate for p in search.probes]
+    halving = find_edge(lambda rate: Verdict(rate, rate <= capacity), Limits(start, 1, 100_000))
+    assert len(halving.probes) > len(search.probes) + 3
+
+
+def test_a_server_whose_throughput_sags_behind_its_arrivals_is_found_all_the_same():
+    """Behind its arrivals it answers 240 a second, less than the 269 it sustains: the search comes
+    down to 233 and finds the edge above what it answered."""
+    search = find_edge(behind(269, 240), Limits(1000, 1, 100_000))
+    assert search.probes[1].rate == pytest.approx(240 / 1.03)
+    assert search.ended == FOUND and search.passing <= 269 < search.failing <= search.passing * 1.03
+
+
+def test_a_bracket_is_bisected_below_what_a_failure_behind_its_arrivals_answered():
+    """From 100/s, 454 passes and 907 falls behind, answering 500/s: the bracket [454, 907] is
+    bisected as [454, 550] (AIM above what it answered), and 480 is found sooner."""
+    search = find_edge(behind(480, 500), LIMITS)
+    assert [p.rate for p in search.probes[:3]] == [100, pytest.approx(453.6), pytest.approx(907.2)]
+    assert search.probes[3].rate == pytest.approx(math.sqrt(453.6 * 550))
+    plain = find_edge(lambda rate: Verdict(rate, rate <= 480, predicted=504 if rate <= 480 else None), LIMITS)
+    assert search.ended == plain.ended == FOUND and search.passing <= 480 < search.failing <= search.passing * 1.03
+    assert len(search.probes) < len(plain.probes)
+
+
+def test_what_a_cold_server_answered_is_forgotten_once_it_passes_above_it():
+    """A JIT's first probe: 1,000/s answers 100 while cold. The search comes down to 97, passes, and
+    goes on to the warm edge of 4,000: once passed, the cold answer no longer narrows the bisection
+    (it would hold it to steps of 6% up to 1,000), and the cold failure at 1,000 is probed again
+    before it may close the bracket."""
+    search = find_edge(behind(4000, 4200, cold=100, cold_probes=1), Limits(1000, 1, 100_000))
+    assert search.probes[1].rate == pytest.approx(100 / 1.03)
+    assert search.probes[3].rate > 300
+    assert search.ended == FOUND and search.passing <= 4000 < search.failing <= search.passing * 1.03

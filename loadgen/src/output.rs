@@ -193,8 +193,10 @@ pub struct WarmupOut {
     /// count (its last batch has drained when the rule decides), later by the drain of the
     /// warm-up's arrivals for an open one.
     pub measured_from_s: f64,
-    /// The first slice of the agreeing window; null when `max_s` ended the warm-up.
+    /// The first slice of the agreeing window; null when `max_s` ended the warm-up, or it gave up.
     pub steady_at: Option<usize>,
+    /// The slices were beyond `give_up_p50_ms`: the run ended there, and measured nothing.
+    pub gave_up: bool,
     pub slices: Vec<Slice>,
 }
 

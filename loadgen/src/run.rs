@@ -90,6 +90,7 @@ fn document(
             seconds: since_t0(watched.decided),
             measured_from_s: since_t0(out.start),
             steady_at: watched.steady_at,
+            gave_up: watched.gave_up,
             slices: watched.slices,
         });
     let steps: Vec<StepOut> = names

@@ -140,6 +140,9 @@ pub struct Warmup {
     pub p50_tolerance: f64,
     #[serde(default = "default_floor_ms")]
     pub floor_ms: f64,
+    /// End the run unmeasured once a window of slices is beyond this median (`crate::steady`).
+    #[serde(default)]
+    pub give_up_p50_ms: Option<f64>,
 }
 
 fn default_window() -> usize {
@@ -202,6 +205,15 @@ impl Warmup {
                 "warmup.floor_ms must be a number >= 0 (got {})",
                 self.floor_ms
             ));
+        }
+        if let Some(bound) = self.give_up_p50_ms {
+            check_range_f64(
+                "warmup.give_up_p50_ms",
+                bound,
+                0.0,
+                MAX_TIMEOUT_MS as f64,
+                false,
+            )?;
         }
         Ok(())
     }
@@ -798,6 +810,10 @@ mod tests {
             (
                 serde_json::json!({"slice_s": 1, "max_s": 30, "floor_ms": -1}),
                 "warmup.floor_ms",
+            ),
+            (
+                serde_json::json!({"slice_s": 1, "max_s": 30, "give_up_p50_ms": 0}),
+                "warmup.give_up_p50_ms",
             ),
         ];
         for (warmup, want) in cases {

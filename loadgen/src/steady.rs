@@ -7,6 +7,12 @@
 //! with no trend at all, while a JIT's warm-up moves it several times over; throughput is
 //! steadier, so it keeps the narrower band. The harness (arena/rest/steady.py) chooses the
 //! parameters; the engine applies the rule while the load runs.
+//!
+//! With `give_up_p50_ms`, a warm-up also ends when the load is beyond the server: a window of
+//! slices whose medians are all above it and do not fall (a JIT catching up lowers its median
+//! several times over; a server behind its arrivals holds or raises it). Measuring then would
+//! only say it again, slowly: a search for the highest rate a server sustains (arena capacity)
+//! asks for many rates it cannot.
 
 use serde::{Deserialize, Serialize};
 
@@ -34,6 +40,8 @@ pub enum Decision {
     Steady(usize),
     /// Not steady, and another slice would end past `max_s`: measure anyway.
     Bound,
+    /// The last `window` slices are beyond `give_up_p50_ms`: end the run unmeasured.
+    GiveUp,
 }
 
 fn close(value: f64, centre: f64, tolerance: f64, floor: f64) -> bool {
@@ -71,10 +79,25 @@ pub fn agree(window: &[Slice], rule: &Warmup) -> bool {
         && close(last.ok_rps, first.ok_rps, rule.rps_tolerance / 2.0, 0.0)
 }
 
+/// Whether these slices are a load the server cannot keep within `give_up_p50_ms`: every median
+/// above it, and the last not lower than the first by more than the p50 band.
+pub fn beyond(window: &[Slice], rule: &Warmup) -> bool {
+    let (Some(bound), Some(first), Some(last)) =
+        (rule.give_up_p50_ms, window.first(), window.last())
+    else {
+        return false;
+    };
+    window.iter().all(|s| s.p50_ms > bound)
+        && last.p50_ms >= first.p50_ms * (1.0 - rule.p50_tolerance)
+}
+
 /// What to do after the slices so far (`slices[k]` is slice k, the last one just ended), given
 /// whether another slice would still end within `max_s`.
 pub fn decide(slices: &[Slice], rule: &Warmup, another_fits: bool) -> Decision {
     let n = slices.len();
+    if n >= rule.window && beyond(&slices[n - rule.window..], rule) {
+        return Decision::GiveUp;
+    }
     if n >= rule.window && agree(&slices[n - rule.window..], rule) {
         return Decision::Steady(n - rule.window);
     }
@@ -96,6 +119,7 @@ mod tests {
             rps_tolerance: 0.10,
             p50_tolerance: 0.25,
             floor_ms: 2.0,
+            give_up_p50_ms: None,
         }
     }
 
@@ -206,6 +230,67 @@ mod tests {
             let fits = values.len() < rule().max_slices();
             assert_eq!(decide(&slices(values), &rule(), fits), *want, "{name}");
         }
+    }
+
+    #[test]
+    fn giving_up_on_a_table_of_warm_ups() {
+        use Decision::*;
+        let r = Warmup {
+            give_up_p50_ms: Some(10.0),
+            ..rule()
+        };
+        let cases: &[Case] = &[
+            (
+                "medians above the bound and rising: behind its arrivals",
+                &[(500.0, 20.0), (450.0, 40.0), (400.0, 80.0)],
+                GiveUp,
+            ),
+            (
+                "a plateau above the bound (a cap on what is in flight): as hopeless",
+                &[(500.0, 30.0), (500.0, 27.0), (500.0, 31.0)],
+                GiveUp,
+            ),
+            (
+                "above the bound, falling by more than the band: a JIT catching up",
+                &[(300.0, 90.0), (400.0, 40.0), (500.0, 12.0)],
+                Continue,
+            ),
+            (
+                "one slice at the bound is not beyond it",
+                &[(500.0, 20.0), (500.0, 10.0), (500.0, 20.0)],
+                Continue,
+            ),
+            (
+                "not a whole window yet",
+                &[(500.0, 50.0), (500.0, 60.0)],
+                Continue,
+            ),
+            (
+                "slow at first, then a steady window within the bound",
+                &[
+                    (100.0, 50.0),
+                    (300.0, 60.0),
+                    (500.0, 8.0),
+                    (500.0, 8.0),
+                    (500.0, 8.0),
+                ],
+                Steady(2),
+            ),
+            (
+                "steady, but beyond the bound: giving up wins",
+                &[(500.0, 20.0), (500.0, 20.0), (500.0, 20.0)],
+                GiveUp,
+            ),
+        ];
+        for (name, values, want) in cases {
+            assert_eq!(decide(&slices(values), &r, true), *want, "{name}");
+        }
+        let never = [(500.0, 100.0), (450.0, 200.0), (400.0, 400.0)];
+        assert_eq!(
+            decide(&slices(&never), &rule(), true),
+            Continue,
+            "without the bound, never"
+        );
     }
 
     #[test]

@@ -6,6 +6,7 @@ sweeps share."""
 from __future__ import annotations
 
 import contextlib
+import statistics
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -22,6 +23,7 @@ IDLE_SHARE = 0.1  # between probes, the server is left until it uses less of a c
 SETTLE_MAX_S = 5.0
 SETTLE_STEP_S = 0.2
 MIN_SLICE_ANSWERS = 10  # a warm-up slice holds at least this many arrivals
+WARM_WINDOW_S = 0.1  # what a warm-up run measures after its warm-up: nothing it keeps
 MIN_BUSY = 0.05  # a server less busy than this over a probe says too little of its cost to predict from
 
 
@@ -56,6 +58,12 @@ class Probe:
     # most open at once; None in records from before the engine reported them.
     connections_opened: int | None = None
     connections_peak: int | None = None
+    # A probe whose warm-up gave up (loadgen/README.md, "Giving up") measured no window: its
+    # latencies and throughput are those of the slices that decided it.
+    gave_up: bool = False
+    # What a server that fell behind its arrivals still answered, in arrivals (connections: None)
+    # a second: near the most it can, which the search aims its next probe by.
+    ceiling: float | None = None
 
     @property
     def answered(self) -> float:
@@ -78,7 +86,13 @@ def warmup_rule(rate: float, base: Rule) -> Rule:
 
 def judged(result: dict, offered: int, objective: Objective, search: SearchParameters) -> list[str]:
     """Every condition of the edge the measured window failed; `offered` is the requests its
-    schedule asked for."""
+    schedule asked for. A warm-up that gave up measured no window: that is its one reason."""
+    warmup = result["warmup"]
+    if warmup.get("gave_up"):
+        return [
+            f"median over {objective.p99_ms:g} ms in {len(decisive(warmup, search.warmup))} warm-up slices "
+            f"in a row: gave up after {warmup['seconds']:.1f} s"
+        ]
     latency = result["all"]["latency_us"]
     requests = result["requests"]
     errors = sum(requests["errors"].values())
@@ -184,8 +198,24 @@ class Prober:
                 "max_in_flight": self.search.max_in_flight,
                 "batch_us": self.search.batch_us,
             }
+        # Slices whose median is past the objective's p99 cannot be a window that meets it.
+        rule = replace(rule, give_up_p50_ms=self.judged_by.p99_ms)
         steps = self.runner.workload.steps
         return self.runner.document(model, steps, rule.max_s + model["duration_s"] + DRAIN_S, rule)
+
+    def warm(self, rate: float) -> float:
+        """Loads a fresh start at `rate` until steady, for at most `warm_max_s`, and measures
+        nothing: a cold server (a JIT not yet compiled, a pool not yet grown, a database's cache)
+        falls behind at rates it sustains once warm, and a search that met it cold would walk down
+        while it warmed. Returns how long it took."""
+        document = self.document(rate)
+        warmup = document["warmup"]
+        del warmup["give_up_p50_ms"]
+        warmup["max_s"] = max(warmup["max_s"], self.search.warm_max_s)
+        document["model"]["duration_s"] = WARM_WINDOW_S
+        document["max_duration_s"] = warmup["max_s"] + WARM_WINDOW_S + DRAIN_S
+        ran = self.runner.run(document, f"the warm-up at {rate:,.1f}{unit_of(self.holds)}")
+        return ran.result["warmup"]["seconds"]
 
     def offered(self, rate: float, window: float) -> int:
         """The requests a server that keeps up answers over the window."""
@@ -202,12 +232,16 @@ class Prober:
 
     def _once(self, rate: float, tries: int) -> Probe:
         document = self.document(rate)
-        window = document["model"]["duration_s"]
         ran = self.runner.run(document, f"the probe at {rate:,.1f}{unit_of(self.holds)}")
         result = ran.result
+        gave_up = bool(result["warmup"].get("gave_up"))
+        window = 0.0 if gave_up else document["model"]["duration_s"]
         offered = self.offered(rate, window)
         reasons = judged(result, offered, self.judged_by, self.search)
-        latency, requests = result["all"]["latency_us"], result["requests"]
+        requests = result["requests"]
+        p50_ms, p99_ms, p999_ms, max_ms, ok_rps = self._latencies(result)
+        behind = gave_up or (offered and requests["ok"] < self.search.answered * offered)
+        steps = len(self.runner.workload.steps)
         return Probe(
             rate=rate,
             passed=not reasons and ran.busy <= ENGINE_BOUND,
@@ -221,11 +255,11 @@ class Prober:
             requests=requests["total"],
             errors=sum(requests["errors"].values()),
             dropped=result["iterations"]["dropped"],
-            ok_rps=result["ok_rps"],
-            p50_ms=latency["p50"] / 1000,
-            p99_ms=latency["p99"] / 1000,
-            p999_ms=latency["p999"] / 1000,
-            max_ms=latency["max"] / 1000,
+            ok_rps=ok_rps,
+            p50_ms=p50_ms,
+            p99_ms=p99_ms,
+            p999_ms=p999_ms,
+            max_ms=max_ms,
             warmup_s=result["warmup"]["seconds"],
             engine_busy=round(ran.busy, 3),
             engine_cpu_s=ran.engine_cpu_s,
@@ -237,7 +271,32 @@ class Prober:
             predicted=predicted(rate, ran.server_cpu_s / (window * self.runner.server.cpus), ran.busy)
             if not reasons
             else None,
+            gave_up=gave_up,
+            ceiling=ok_rps / steps if behind and not self.holds else None,
         )
+
+    def _latencies(self, result: dict) -> tuple[float, float, float, float, float]:
+        """p50, p99, p99.9 and max in ms, and ok requests a second: of the measured window, or of
+        the slices a warm-up gave up on (their median p50, their highest p99, as p99.9 and max
+        too, and their mean throughput)."""
+        warmup = result["warmup"]
+        if warmup.get("gave_up"):
+            slices = decisive(warmup, self.search.warmup)
+            p50, p99 = statistics.median(s["p50_ms"] for s in slices), max(s["p99_ms"] for s in slices)
+            return p50, p99, p99, p99, statistics.fmean(s["ok_rps"] for s in slices)
+        latency = result["all"]["latency_us"]
+        return (
+            latency["p50"] / 1000,
+            latency["p99"] / 1000,
+            latency["p999"] / 1000,
+            latency["max"] / 1000,
+            result["ok_rps"],
+        )
+
+
+def decisive(warmup: dict, rule: Rule) -> list[dict]:
+    """The warm-up slices its rule decided on: the last window of them."""
+    return warmup["slices"][-rule.window :]
 
 
 def predicted(rate: float, server_busy: float, engine_busy: float) -> float | None:

@@ -25,6 +25,7 @@ class CapacitySearch:
     ready_s: float  # the server's cold start: process start to its first correct answer
     setup_s: float | None  # the workload's setup steps on this start (bcrypt's users), when it has any
     held_ms: float | None = None  # a held workload's wait: its rates are connections (capacity/held.py)
+    warmed_s: float | None = None  # the start's warm-up before its search (None in records from before it had one)
 
     @property
     def holds(self) -> Held | None:

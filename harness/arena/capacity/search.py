@@ -26,6 +26,9 @@ class Verdict(Protocol):
     @property
     def predicted(self) -> float | None: ...  # a rate the probe suggests the server reaches, if it can tell
 
+    @property
+    def ceiling(self) -> float | None: ...  # what its server still answered while behind, if it fell behind
+
 
 @dataclass(frozen=True)
 class Limits:
@@ -43,6 +46,10 @@ class Limits:
 # A failure that closes the bracket is probed once more when the pass below it predicts this many
 # times the failed rate: far beyond what queueing near a server's limit explains.
 RECHECK = 1.5
+
+# What a server that fell behind answered is near the most it can: its edge under an objective is
+# usually a little below, sometimes above (a server whose throughput sags as its queue grows).
+AIM = 1.1
 
 # How a search ended: the edge was bracketed within the precision, or one of its bounds stopped it.
 FOUND = "found"
@@ -81,6 +88,17 @@ class Search:
         best = self._best()
         return self.probes[best].rate if best is not None else None
 
+    def top(self, limits: Limits) -> float:
+        """The top of the bracket to bisect: the lowest failure above the edge, or less when a
+        failure fell behind and answered less than that: AIM times what it answered, and at least
+        two precisions above the edge so that the bisection moves. What a failure answered below
+        the edge is stale (the server has got faster since, a JIT compiled) and is left out."""
+        passing, high = self.passing or 0.0, self.failing
+        told = [p.ceiling for p in self.probes if not p.passed and p.rate > passing and (p.ceiling or 0.0) > passing]
+        if not told:
+            return high
+        return min(high, max(AIM * min(told), passing * (1 + limits.precision) ** 2))
+
     @property
     def failing(self) -> float | None:
         """The lowest rate above the edge that failed (the bracket's top), None if none did."""
@@ -96,6 +114,16 @@ def next_rate(rate: float, predicted: float | None, growth: float, limits: Limit
     if predicted is None or growth <= 1 + limits.precision:
         return grown
     return min(max(grown, 0.9 * predicted), rate * limits.max_jump)
+
+
+def next_below(rate: float, ceiling: float | None, step: float, limits: Limits) -> tuple[float, float]:
+    """The next rate while probes fail, and the step after it: `step` below this one, the step
+    squared (up to `growth`); or, when the server fell behind, what it answered less the precision,
+    and steps from there as from a hint: a start far above a slow server's edge is not halved down
+    from, nor halved past."""
+    if ceiling is not None and ceiling / (1 + limits.precision) < rate:
+        return ceiling / (1 + limits.precision), 1 + limits.precision
+    return rate / step, min(step * step, limits.growth)
 
 
 def warmed(best: Verdict, failed_rate: float) -> bool:
@@ -129,7 +157,8 @@ def find_edge(probe: Callable[[float], Verdict], limits: Limits, hint: float | N
         if rate <= limits.min_rate:
             search.ended = BELOW_MIN
             return search
-        rate, step = max(rate / step, limits.min_rate), min(step * step, limits.growth)
+        rate, step = next_below(rate, verdict.ceiling, step, limits)
+        rate = max(rate, limits.min_rate)
         verdict = tried(rate)
     while verdict is not None:
         low, high, best = search.passing, search.failing, search.probes[search._best()]
@@ -153,5 +182,5 @@ def find_edge(probe: Callable[[float], Verdict], limits: Limits, hint: float | N
             search.ended = ENGINE_BOUND if top.engine_bound else FOUND
             return search
         else:
-            verdict = tried(math.sqrt(low * high))
+            verdict = tried(math.sqrt(low * search.top(limits)))
     return search

@@ -123,6 +123,8 @@ def _search_note(impl: str, cpus: int, m: Measurement, holds: Held | None) -> st
     probes = search.probe_list()
     digits, unit = (0 if holds else 1), unit_of(holds)
     start = f"from {search.hint:,.0f}{unit}" if search.hint else "from the start rate"
+    if search.warmed_s is not None:
+        start += f", warmed {search.warmed_s:.1f} s at half of it"
     bracket = (
         f"{search.edge:,.{digits}f} passed, {search.failing:,.{digits}f} failed"
         if search.edge is not None and search.failing is not None
@@ -190,7 +192,8 @@ def _curves(workload: str, holds: Held | None, objective: Objective, measurement
                 x_scale=LOG,
                 y_scale=LOG,
                 note=(
-                    "every probe of each runtime's first start, failed ones too, which is where the curve turns up; "
+                    "every probe of each runtime's first start, failed ones too, which is where the curve turns up "
+                    "(one that gave up in its warm-up at the slices that decided it); "
                     "the mark is the median edge of all its starts, on the probe nearest it"
                 ),
             )

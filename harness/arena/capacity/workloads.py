@@ -59,6 +59,8 @@ class SearchParameters:
     errors: float
     answered: float
     warmup: Rule
+    warm_share: float  # a start is warmed at this share of its first probe's rate before its search
+    warm_max_s: float  # for at most this long
 
 
 @dataclass(frozen=True)

@@ -412,7 +412,7 @@ def parser() -> argparse.ArgumentParser:
         "--workload",
         nargs="*",
         default=[],
-        help="plaintext json bcrypt compute database (default: all; spec/capacity.toml)",
+        help="plaintext json bcrypt compute database longpoll: the workloads of spec/capacity.toml (default: all)",
     )
     s.add_argument("--cpus", help="core budgets, e.g. 1 or 1,2 (default: 1, 2, 4, … leaving a core for the engine)")
     s.add_argument(

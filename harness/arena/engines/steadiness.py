@@ -22,9 +22,10 @@ class Rule:
     rps_tolerance: float = 0.05
     p50_tolerance: float = 0.25
     floor_ms: float = 2.0
+    give_up_p50_ms: float | None = None  # end the run unmeasured past this median (loadgen only: "Giving up")
 
     def document(self) -> dict:
-        return dataclasses.asdict(self)
+        return {key: value for key, value in dataclasses.asdict(self).items() if value is not None}
 
 
 @dataclass(frozen=True)

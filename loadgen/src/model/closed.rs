@@ -37,17 +37,19 @@ pub async fn run(
             m.iterations_per_user,
         ));
     }
-    let (watched, start) = match warmup {
+    let (watched, start, end) = match warmup {
         Some(rule) => {
             let w = watch(&ctx.reg, rule, t0).await;
-            // The users go on as they are: the window opens under them.
+            // The users go on as they are: the window opens under them, unless the warm-up gave
+            // up, and then it closes as it opens.
             let start = w.decided.min(hard_end);
-            ctx.reg.open_window(start, end_from(start));
-            (Some(w), start)
+            let end = if w.gave_up { start } else { end_from(start) };
+            ctx.reg.open_window(start, end);
+            (Some(w), start, end)
         }
-        None => (None, t0),
+        None => (None, t0, end_from(t0)),
     };
-    let end = join_until(&mut set, end_from(start)).await;
+    let end = join_until(&mut set, end).await;
     (watched, start, end)
 }
 

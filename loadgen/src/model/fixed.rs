@@ -59,17 +59,10 @@ pub async fn warm_up(
             batch = sized.clamp(batch, m.concurrency * MAX_PER_WORKER);
         }
         let fits = ended.saturating_duration_since(t0).as_secs_f64() + took <= rule.max_s;
-        let steady_at = match steady::decide(&slices, rule, fits && ended < hard_end) {
-            Decision::Continue => continue,
-            Decision::Steady(at) => Some(at),
-            Decision::Bound => None,
-        };
-        let watched = Watched {
-            slices,
-            steady_at,
-            decided: ended,
-        };
-        return (watched, ended);
+        let decision = steady::decide(&slices, rule, fits && ended < hard_end);
+        if decision != Decision::Continue {
+            return (Watched::of(slices, decision, ended), ended);
+        }
     }
 }
 

@@ -113,14 +113,20 @@ pub async fn execute(
             let warm =
                 warmup.map(|rule| open::warm_up(ctx.clone(), o, rule, pool.clone(), t0, hard_end));
             let start = fresh_start(&ctx, warm, t0, hard_end, &mut watched).await;
-            let (end, rate) = open::run(ctx.clone(), o, pool, start, hard_end).await;
+            let (end, rate) = if gave_up(&watched) {
+                (start, 0.0)
+            } else {
+                open::run(ctx.clone(), o, pool, start, hard_end).await
+            };
             (start, end, Some(rate))
         }
         Model::Fixed(f) => {
             let warm = warmup.map(|rule| fixed::warm_up(ctx.clone(), f, rule, t0, hard_end));
             let start = fresh_start(&ctx, warm, t0, hard_end, &mut watched).await;
             // A drain cut off by the bound leaves no time to measure: send nothing past it.
-            let end = if start < hard_end {
+            let end = if gave_up(&watched) {
+                start
+            } else if start < hard_end {
                 fixed::run(ctx.clone(), f, hard_end).await
             } else {
                 hard_end
@@ -136,6 +142,11 @@ pub async fn execute(
         achieved_arrival_rate: achieved,
         warmup: watched,
     }
+}
+
+/// Whether the warm-up gave up on the load: then nothing is measured.
+fn gave_up(watched: &Option<Watched>) -> bool {
+    watched.as_ref().is_some_and(|w| w.gave_up)
 }
 
 /// An open schedule's or a fixed count's start: after its warm-up (if any) has drained, or at

@@ -173,7 +173,7 @@ pub async fn run(
 
 /// The warm-up: arrivals at the first stage's rate, without end or iteration cap, until the
 /// watcher decides; then no new arrivals, and the ones in flight are answered (within
-/// `hard_end`). Returns what the watcher saw and when the warm-up had drained; its idle
+/// `hard_end`), or cancelled if it gave up. Returns what the watcher saw and when the warm-up had drained; its idle
 /// connections are left in `pool` for the measured schedule.
 pub async fn warm_up(
     ctx: Arc<Ctx>,
@@ -196,7 +196,13 @@ pub async fn warm_up(
             _ = &mut sending => watching.await,
         }
     };
-    let drained = join_until(&mut arrivals.set, hard_end).await;
+    // Given up, what is in flight is beyond the server: cancelled rather than waited for.
+    let drain_until = if watched.gave_up {
+        Instant::now()
+    } else {
+        hard_end
+    };
+    let drained = join_until(&mut arrivals.set, drain_until).await;
     (watched, drained)
 }
 

@@ -1238,3 +1238,50 @@ fn unknown_placeholder_is_an_input_error() {
         .unwrap();
     assert!(e.0.contains(crate::scenario::LOOPBACK_ONLY), "{}", e.0);
 }
+
+#[tokio::test]
+async fn warmup_gives_up_on_a_load_beyond_its_bound_and_measures_nothing() {
+    // Every answer takes 40 ms, four times the bound: the first window of three slices says so,
+    // and each model ends there rather than after its 2 s or its 400 requests. A fixed count's
+    // slices are its batches, of 10 requests a worker (0.4 s) here.
+    let srv = TestServer::start(Behavior {
+        delay: ms(40),
+        ..Default::default()
+    });
+    let models = [
+        (
+            serde_json::json!({"kind": "open", "rate": 200, "duration_s": 2}),
+            ms(300),
+        ),
+        (
+            serde_json::json!({"kind": "closed", "users": 4, "duration_s": 2}),
+            ms(300),
+        ),
+        (
+            serde_json::json!({"kind": "fixed", "requests": 400, "concurrency": 4}),
+            ms(1200),
+        ),
+    ];
+    for (model, takes) in models {
+        let mut rule = warmup_rule(0.1, 3.0);
+        rule["warmup"]["give_up_p50_ms"] = 10.into();
+        let r = run_timed(&scenario(&srv.target(), model.clone(), rule)).await;
+        let d = &r.doc;
+        let w = d.warmup.as_ref().expect("a warm-up");
+        assert!(w.gave_up, "{model}: {:?}", w.slices);
+        assert_eq!(w.steady_at, None, "{model}");
+        assert_eq!(w.slices.len(), 3, "{model}: {:?}", w.slices);
+        assert!(
+            w.slices.iter().all(|s| s.p50_ms >= 40.0),
+            "{model}: {:?}",
+            w.slices
+        );
+        assert_eq!(d.requests.total, 0, "{model}: nothing measured");
+        assert_eq!(d.elapsed_s, 0.0, "{model}");
+        assert!(
+            r.wall() <= takes + LATE,
+            "{model}: the run took {:?}",
+            r.wall()
+        );
+    }
+}

@@ -11,8 +11,10 @@ use crate::steady::{self, Decision, Slice};
 /// What the watcher saw and decided.
 pub struct Watched {
     pub slices: Vec<Slice>,
-    /// The first slice of the agreeing window; None when `max_s` ended the warm-up.
+    /// The first slice of the agreeing window; None when `max_s` ended the warm-up, or it gave up.
     pub steady_at: Option<usize>,
+    /// The load was beyond the server (`crate::steady::beyond`): the run ends unmeasured.
+    pub gave_up: bool,
     /// When the watcher decided: the switch to the measurement.
     pub decided: Instant,
 }
@@ -31,16 +33,26 @@ pub async fn watch(reg: &Registry, rule: &Warmup, t0: Instant) -> Watched {
         tokio::time::sleep_until((ends + MARGIN).into()).await;
         let t_s = k as f64 * rule.slice_s;
         slices.push(slice_of(t_s, rule.slice_s, &reg.take_slice(k)));
-        let steady_at = match steady::decide(&slices, rule, slices.len() < rule.max_slices()) {
-            Decision::Continue => continue,
+        let decision = steady::decide(&slices, rule, slices.len() < rule.max_slices());
+        if decision != Decision::Continue {
+            return Watched::of(slices, decision, Instant::now());
+        }
+    }
+}
+
+impl Watched {
+    /// What the watcher saw, once `decision` (not `Continue`) ended the warm-up at `decided`.
+    pub fn of(slices: Vec<Slice>, decision: Decision, decided: Instant) -> Watched {
+        let steady_at = match decision {
             Decision::Steady(at) => Some(at),
-            Decision::Bound => None,
+            _ => None,
         };
-        return Watched {
+        Watched {
             slices,
             steady_at,
-            decided: Instant::now(),
-        };
+            gave_up: decision == Decision::GiveUp,
+            decided,
+        }
     }
 }
 
