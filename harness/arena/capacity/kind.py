@@ -171,11 +171,11 @@ class CapacityKind:
             resolution=1.0 if workload.held else 0.0,
         )
         parameters["limits"] = dataclasses.asdict(limits)
-        prober, warm_rate = Prober(runner, point.objective, search_parameters), (hint or limits.start_rate)
-        warm_rate = max(warm_rate * search_parameters.warm_share, limits.min_rate)
-        phase(f"warm-up at {warm_rate:,.0f}{unit_of(workload.held)}")
+        prober, unit = Prober(runner, point.objective, search_parameters), unit_of(workload.held)
+        warm_rate = max((hint or limits.start_rate) * search_parameters.warm_share, limits.min_rate)
+        phase(f"warm-up at {warm_rate:,.0f}{unit}")
         warmed_s = prober.warm(warm_rate)
-        phase(f"search from {hint:,.0f}{unit_of(workload.held)}" if hint else "search")
+        phase(f"search from {hint:,.0f}{unit}" if hint else "search")
         found = find_edge(prober, limits, hint)
         return CapacitySearch(
             ended=found.ended,

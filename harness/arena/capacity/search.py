@@ -69,17 +69,21 @@ class Search:
         passed = [i for i, p in enumerate(self.probes) if p.passed]
         return max(passed, key=lambda i: (self.probes[i].rate, i)) if passed else None
 
-    def _top(self) -> int | None:
-        """The index of the failed probe at the lowest rate above the edge that still counts: a
-        failure that a later probe at the same or a higher rate passed is void (the server got
-        faster, or the failure was chance)."""
+    def _counting(self) -> list[int]:
+        """The indices of the failed probes above the edge that still count: a failure that a later
+        probe at the same or a higher rate passed is void (the server got faster, or the failure
+        was chance)."""
         best = self._best()
         edge = self.probes[best].rate if best is not None else 0.0
-        counting = [
+        return [
             i
             for i, p in enumerate(self.probes)
             if not p.passed and p.rate > edge and not any(q.passed and q.rate >= p.rate for q in self.probes[i + 1 :])
         ]
+
+    def _top(self) -> int | None:
+        """The index of the counting failure at the lowest rate: the bracket's top."""
+        counting = self._counting()
         return min(counting, key=lambda i: (self.probes[i].rate, -i)) if counting else None
 
     @property
@@ -88,13 +92,13 @@ class Search:
         best = self._best()
         return self.probes[best].rate if best is not None else None
 
-    def top(self, limits: Limits) -> float:
-        """The top of the bracket to bisect: the lowest failure above the edge, or less when a
-        failure fell behind and answered less than that: AIM times what it answered, and at least
-        two precisions above the edge so that the bisection moves. What a failure answered below
-        the edge is stale (the server has got faster since, a JIT compiled) and is left out."""
+    def bisected_top(self, limits: Limits) -> float:
+        """The top of the bracket to bisect: the lowest counting failure, or less when a failure fell
+        behind and answered less than that: AIM times what it answered, and at least two precisions
+        above the edge so that the bisection moves. What a failure answered below the edge is stale
+        (the server has got faster since, a JIT compiled) and is left out."""
         passing, high = self.passing or 0.0, self.failing
-        told = [p.ceiling for p in self.probes if not p.passed and p.rate > passing and (p.ceiling or 0.0) > passing]
+        told = [c for c in (self.probes[i].ceiling for i in self._counting()) if c is not None and c > passing]
         if not told:
             return high
         return min(high, max(AIM * min(told), passing * (1 + limits.precision) ** 2))
@@ -182,5 +186,5 @@ def find_edge(probe: Callable[[float], Verdict], limits: Limits, hint: float | N
             search.ended = ENGINE_BOUND if top.engine_bound else FOUND
             return search
         else:
-            verdict = tried(math.sqrt(low * search.top(limits)))
+            verdict = tried(math.sqrt(low * search.bisected_top(limits)))
     return search
