@@ -14,6 +14,7 @@ from arena.capacity import kind as capacity_kind
 from arena.capacity import sweep, tables
 from arena.capacity.probe import Prober, Runner, judged, predicted, warmup_rule, window_s
 from arena.capacity.result import CapacitySearch, ClientSweep
+from arena.capacity.saturation import saturate
 from arena.capacity.search import AT_MAX, BELOW_MIN, ENGINE_BOUND, FOUND, UNFINISHED
 from arena.capacity.workloads import Held, Objective, Point, Workload, load, objective_of, parse_slo
 from arena.cli import main as cli
@@ -189,10 +190,11 @@ def test_a_probe_far_above_the_edge_gives_up_in_its_warm_up_and_says_what_the_se
     assert 0.75 * 500 <= probe.ceiling <= 1.05 * 500, probe.ceiling
 
 
-def synthetic(document: dict, p99_ms: float = 1.0, answered: float = 1.0) -> dict:
-    """A result document as the engine writes it, for a probe that met its schedule."""
+def synthetic(document: dict, p99_ms: float = 1.0, answered: float = 1.0, rate: float | None = None) -> dict:
+    """A result document as the engine writes it, for a probe that met its schedule (a closed
+    model's: `rate` answers a second)."""
     model = document["model"]
-    offered = round(model["rate"] * model["duration_s"])
+    offered = round((rate or model["rate"]) * model["duration_s"])
     ok = round(offered * answered)
     latency = {"p50": 500, "p99": p99_ms * 1000, "p999": p99_ms * 1000, "max": p99_ms * 1000}
     return {
@@ -222,6 +224,8 @@ class SaturatingEngine:
         return None
 
     def run(self, scenario: dict, cores: list[int], timeout: float) -> EngineRun:
+        if scenario["model"]["kind"] == "closed":  # clients without pause: as fast as it can send
+            return EngineRun(synthetic(scenario, rate=self.limit), cpu_s=len(cores), wall_s=1.0, version="saturating 1")
         rate = scenario["model"]["rate"]
         share = min(1.0, rate / self.limit * 0.9) if rate <= self.limit else 1.0
         return EngineRun(synthetic(scenario), cpu_s=share * len(cores), wall_s=1.0, version="saturating 1")
@@ -375,6 +379,57 @@ def test_only_an_edge_that_was_found_hints_a_later_start(fake):
     later = Task("capacity", fake, Point(load()[1]["plaintext"], Objective(10)), 1, 2, 1)
     assert capacity_kind._Edges([found, bound]).hint(later) == 1000.0
     assert capacity_kind._Edges([bound]).hint(later) is None
+
+
+class RisingEngine:
+    """An engine whose every run of clients without pause is answered `gains[k]` more a second than
+    the one before, from 1,000: a server whose JIT compiles in tiers, with plateaus between them."""
+
+    name = "rising"
+
+    def __init__(self, gains: list[float]) -> None:
+        self.gains, self.runs = gains, 0
+
+    def ensure(self, toolchains) -> None:
+        pass
+
+    def run(self, scenario: dict, cores: list[int], timeout: float) -> EngineRun:
+        rate = 1000 + sum(self.gains[: self.runs + 1])
+        self.runs += 1
+        return EngineRun(synthetic(scenario, rate=rate), cpu_s=0.1, wall_s=1.0, version="rising 1")
+
+
+@pytest.mark.parametrize(
+    ("gains", "warm_s", "runs", "most"),
+    [
+        ([0, 500, 500, 20, 400, 400, 10, 10, 10, 10], 0, 4, 2000),  # the plateau at 2,000 stops it
+        ([0, 500, 500, 20, 400, 400, 10, 10, 10, 10], 5, 7, 2830),  # a JIT's warm_s goes past it
+        ([0] + [300] * 30, 0, 15, 5200),  # still rising: warm_max_s bounds it
+    ],
+)
+def test_a_start_is_saturated_until_a_run_answers_no_more_than_the_best_before_it(fake, gains, warm_s, runs, most):
+    engine = RisingEngine(gains)
+    workload = Workload("w", "w", Objective(10), 100, 1, 10_000, steps=WORK.steps)
+    with running(dataclasses.replace(fake, warm_s=warm_s), 1, free_port(), {}, [0]) as server:
+        best, spent = saturate(Runner(engine, server, [1], workload, None), load()[0])
+    assert engine.runs == runs and spent == runs * load()[0].saturation_s
+    assert best.throughput == pytest.approx(most, rel=0.01)
+
+
+@pytest.mark.parametrize(
+    ("hint", "throughput", "engine_bound", "expected"),
+    [
+        (None, 1000, False, 900),  # a first start: just below what it answered saturated
+        (800, 1000, False, 800),  # a later one: the earlier starts' edge...
+        (1200, 1000, False, 1000),  # ...unless this start answered less than that saturated
+        (1200, 1000, True, 1200),  # an engine that bound the saturation says only "more"
+        (None, 0, False, None),  # nothing answered: the search starts from the start rate
+    ],
+)
+def test_a_search_begins_below_what_its_start_answered_saturated(hint, throughput, engine_bound, expected):
+    level = sweep.Level(1, throughput, throughput, 1, 2, 0, True, engine_bound, 0.5, 1, 1)
+    start = capacity_kind.first_rate(hint, level, load()[0].saturation_share)
+    assert start == (pytest.approx(expected) if expected else None)
 
 
 @pytest.mark.parametrize(

@@ -14,6 +14,7 @@ from pathlib import Path
 from arena.capacity import held, sweep, tables
 from arena.capacity.probe import Prober, Runner
 from arena.capacity.result import CapacitySearch, ClientSweep
+from arena.capacity.saturation import saturate
 from arena.capacity.search import ENGINE_BOUND, FOUND, Limits, find_edge
 from arena.capacity.workloads import Point, Workload, chosen, load, objective_of, parse_slo, unit_of
 from arena.checks import reference, verify
@@ -33,12 +34,12 @@ from arena.report.tables import Report
 KIND = "capacity"
 SETUP_CONCURRENCY = 8
 SETUP_MAX_S = 120
-# For the ETA, as measured here (spec/capacity.md, "Time"): starting, warming and stopping a server;
-# a probe, its warm-up and window and the wait for the server to idle; the probes of a first start's
-# search, and of a later one's.
+# For the ETA, as measured here (spec/capacity.md, "Time"): starting, saturating and stopping a
+# server (beyond its own warm_s); a probe, its warm-up and window and the wait for the server to
+# idle; the probes of a first start's search and its curve, and of a later one's.
 START_S = 5
 PROBE_S = 3
-FIRST_PROBES, HINTED_PROBES = 9, 6
+FIRST_PROBES, HINTED_PROBES = 8, 4
 
 
 class CapacityKind:
@@ -91,7 +92,7 @@ class CapacityKind:
         if plan.get("scaling"):
             points += [Point(w, w.objective, sweep.CLIENTS) for w in workloads]
         tasks = [
-            Task(self.name, manifest, point, cpus, rep, _estimate(point, rep))
+            Task(self.name, manifest, point, cpus, rep, _estimate(manifest, point, rep))
             for rep in range(plan["repeat"])
             for manifest, cpus in ready
             for point in points
@@ -154,11 +155,22 @@ class CapacityKind:
     def _search(
         self, task: Task, runner: Runner, edges: _Edges, parameters: dict, ready_s: float, setup_s: float | None, phase
     ) -> CapacitySearch:
-        """The search for the edge, from the median edge of the starts before this one when there
-        are any (spec/capacity.md, "Confirmed on independent starts")."""
+        """The search for the edge on a warmed start, from just below what it answered saturated, or
+        from the median edge of the starts before it when that is lower (spec/capacity.md, "Where a
+        search begins"); on the first start, probes below the edge after it, for the curves."""
         point: Point = task.point
         workload, search_parameters = point.workload, load()[0]
         hint = edges.hint(task)
+        prober, unit = Prober(runner, point.objective, search_parameters), unit_of(workload.held)
+        saturated = None
+        if workload.held:
+            warm_rate = max((hint or workload.start_rate) * search_parameters.warm_share, workload.min_rate)
+            phase(f"warm-up at {warm_rate:,.0f}{unit}")
+            warmed_s, start = prober.warm(warm_rate), hint
+        else:
+            phase(f"saturating with {search_parameters.saturation_clients} clients")
+            saturated, warmed_s = saturate(runner, search_parameters)
+            start = first_rate(hint, saturated, search_parameters.saturation_share)
         limits = Limits(
             workload.start_rate,
             workload.min_rate,
@@ -167,16 +179,17 @@ class CapacityKind:
             search_parameters.precision,
             search_parameters.max_probes,
             search_parameters.max_jump,
-            first_growth=search_parameters.hinted_growth if hint else None,
+            first_growth=search_parameters.hinted_growth if start else None,
             resolution=1.0 if workload.held else 0.0,
         )
         parameters["limits"] = dataclasses.asdict(limits)
-        prober, unit = Prober(runner, point.objective, search_parameters), unit_of(workload.held)
-        warm_rate = max((hint or limits.start_rate) * search_parameters.warm_share, limits.min_rate)
-        phase(f"warm-up at {warm_rate:,.0f}{unit}")
-        warmed_s = prober.warm(warm_rate)
-        phase(f"search from {hint:,.0f}{unit}" if hint else "search")
-        found = find_edge(prober, limits, hint)
+        phase(f"search from {start:,.0f}{unit}" if start else "search")
+        found = find_edge(prober, limits, start)
+        below = []
+        if task.repetition == 0 and found.ended == FOUND:
+            for share in search_parameters.curve_shares:
+                phase(f"below the edge: {share:.0%} of it")
+                below.append(prober(max(found.passing * share, limits.min_rate)))
         return CapacitySearch(
             ended=found.ended,
             edge=found.passing,
@@ -189,6 +202,8 @@ class CapacityKind:
             setup_s=setup_s,
             held_ms=workload.held.wait_ms if workload.held else None,
             warmed_s=warmed_s,
+            saturated=dataclasses.asdict(saturated) if saturated else None,
+            below=[dataclasses.asdict(probe) for probe in below],
         )
 
     def outcome(self, m: Measurement) -> str:
@@ -222,6 +237,18 @@ class _Edges:
         return statistics.median(edges) if edges else None
 
 
+def first_rate(hint: float | None, saturated: sweep.Level, share: float) -> float | None:
+    """Where a start's search begins: the median edge of the starts before it, unless this start
+    answered less than that saturated, then what it answered (the edge is below it); without
+    earlier starts, `share` of what it answered (near the edge for a server its CPU limits, above
+    it for one whose p99 breaks first). A saturation the engine bound says only that the server
+    answers more: the hint then, when there is one."""
+    most = saturated.throughput if saturated.throughput > 0 else None
+    if most is None or (saturated.engine_bound and hint):
+        return hint
+    return min(most, hint) if hint else share * most
+
+
 def _data_file(workload: Workload, db: Database) -> Path | None:
     """The rows that fill a workload's templates, as a file the engine reads."""
     if workload.data is None:
@@ -251,8 +278,8 @@ def _set_up(runner: Runner) -> float:
     return time.monotonic() - began
 
 
-def _estimate(point: Point, repetition: int) -> float:
+def _estimate(manifest: catalog.Manifest, point: Point, repetition: int) -> float:
     """Seconds a measurement takes, for the ETA: a start, and a first search, a hinted one or a sweep."""
     if point.clients:
         return START_S + len(point.clients) * PROBE_S
-    return START_S + PROBE_S * (HINTED_PROBES if repetition else FIRST_PROBES)
+    return START_S + manifest.warm_s + PROBE_S * (HINTED_PROBES if repetition else FIRST_PROBES)

@@ -3,7 +3,7 @@ it ran, and where it ended; or one sweep of concurrency on a start, every level 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from arena.capacity.probe import Probe
 from arena.capacity.search import ENGINE_BOUND
@@ -26,6 +26,8 @@ class CapacitySearch:
     setup_s: float | None  # the workload's setup steps on this start (bcrypt's users), when it has any
     held_ms: float | None = None  # a held workload's wait: its rates are connections (capacity/held.py)
     warmed_s: float | None = None  # the start's warm-up before its search (None in records from before it had one)
+    saturated: dict | None = None  # what the start answered saturated before its search (sweep.Level's fields)
+    below: list[dict] = field(default_factory=list)  # probes below the edge after the search, for the curves
 
     @property
     def holds(self) -> Held | None:
@@ -33,6 +35,9 @@ class CapacitySearch:
 
     def probe_list(self) -> list[Probe]:
         return [Probe(**probe) for probe in self.probes]
+
+    def below_list(self) -> list[Probe]:
+        return [Probe(**probe) for probe in self.below]
 
     def at_edge(self) -> Probe | None:
         """The probe that sustained the edge: its cost and memory are the edge's."""

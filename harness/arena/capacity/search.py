@@ -122,12 +122,20 @@ def next_rate(rate: float, predicted: float | None, growth: float, limits: Limit
 
 def next_below(rate: float, ceiling: float | None, step: float, limits: Limits) -> tuple[float, float]:
     """The next rate while probes fail, and the step after it: `step` below this one, the step
-    squared (up to `growth`); or, when the server fell behind, what it answered less the precision,
-    and steps from there as from a hint: a start far above a slow server's edge is not halved down
-    from, nor halved past."""
-    if ceiling is not None and ceiling / (1 + limits.precision) < rate:
+    cubed (up to `growth`); or, when the server fell behind and answered less than that, what it
+    answered less the precision, and steps from there as from a hint: a start far above a slow
+    server's edge is not halved down from, nor halved past."""
+    stepped = rate / step
+    if ceiling is not None and ceiling / (1 + limits.precision) < stepped:
         return ceiling / (1 + limits.precision), 1 + limits.precision
-    return rate / step, min(step * step, limits.growth)
+    return stepped, widened(step, limits)
+
+
+def widened(step: float, limits: Limits) -> float:
+    """The step after `step` while probes keep passing (or failing): cubed, up to `growth` (1.03,
+    1.09, 1.3, 2): a few percent at first, where a hint or a saturated start is usually right, and
+    soon as wide as a first search's."""
+    return min(step**3, limits.growth)
 
 
 def warmed(best: Verdict, failed_rate: float) -> bool:
@@ -138,8 +146,8 @@ def warmed(best: Verdict, failed_rate: float) -> bool:
 
 def find_edge(probe: Callable[[float], Verdict], limits: Limits, hint: float | None = None) -> Search:
     """Searches from `limits.start_rate`, or from `hint` (a rate near the edge, from earlier
-    starts): the first step goes `first_growth` up or down, and each later one squares the step,
-    up to `growth` (1.03, 1.06, 1.13, 1.27, 1.6, 2: an edge a few percent from the hint is
+    starts): the first step goes `first_growth` up or down, and each later one cubes the step,
+    up to `growth` (1.03, 1.09, 1.3, 2: an edge a few percent from the hint is
     bracketed a few percent wide, one far from it as fast as from a start), or goes as far as a
     passing probe predicts; once a failure brackets the edge, the bracket is bisected."""
     search = Search()
@@ -171,7 +179,7 @@ def find_edge(probe: Callable[[float], Verdict], limits: Limits, hint: float | N
                 search.ended = AT_MAX
                 return search
             verdict = tried(min(next_rate(low, best.predicted, step, limits), limits.max_rate))
-            step = min(step * step, limits.growth)
+            step = widened(step, limits)
         elif high <= low * (1 + limits.precision) or high - low <= limits.resolution:
             top = search.probes[search._top()]
             once = sum(p.rate == high for p in search.probes) == 1

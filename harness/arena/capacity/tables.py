@@ -13,6 +13,7 @@ from collections import Counter, defaultdict
 from arena.capacity import held, scaling
 from arena.capacity.result import CapacitySearch, ClientSweep
 from arena.capacity.search import FOUND
+from arena.capacity.sweep import Level
 from arena.capacity.workloads import Held, Objective, load, objective_label, unit_of
 from arena.engines.interface import ENGINE_BOUND
 from arena.host.process import open_files_limit
@@ -122,9 +123,14 @@ def _search_note(impl: str, cpus: int, m: Measurement, holds: Held | None) -> st
     search: CapacitySearch = m.payload
     probes = search.probe_list()
     digits, unit = (0 if holds else 1), unit_of(holds)
-    start = f"from {search.hint:,.0f}{unit}" if search.hint else "from the start rate"
-    if search.warmed_s is not None:
+    start = f"from {probes[0].rate:,.0f}{unit}" if probes else "with no probe"
+    if search.saturated is not None:
+        saturated = Level(**search.saturated)
+        start += f", {search.warmed_s:.1f} s saturated at {saturated.throughput:,.{digits}f}{unit}"
+    elif search.warmed_s is not None:
         start += f", warmed {search.warmed_s:.1f} s at half of it"
+    if search.hint:
+        start += f", earlier starts' edge {search.hint:,.0f}{unit}"
     bracket = (
         f"{search.edge:,.{digits}f} passed, {search.failing:,.{digits}f} failed"
         if search.edge is not None and search.failing is not None
@@ -149,7 +155,7 @@ def _curves(workload: str, holds: Held | None, objective: Objective, measurement
     for m in sorted((m for m in measurements if m.measured), key=lambda m: m.repetition):
         line = f"{m.impl} cpus={m.cpus}"
         if first.setdefault(line, m.repetition) == m.repetition:
-            for probe in m.payload.probe_list():
+            for probe in m.payload.probe_list() + m.payload.below_list():
                 by_line[line][round(probe.rate, 3)].append(probe)
         if m.payload.edge is not None:
             edges[line].append(m.payload.edge)
@@ -193,7 +199,8 @@ def _curves(workload: str, holds: Held | None, objective: Objective, measurement
                 y_scale=LOG,
                 note=(
                     "every probe of each runtime's first start, failed ones too, which is where the curve turns up "
-                    "(one that gave up in its warm-up at the slices that decided it); "
+                    "(one that gave up in its warm-up at the slices that decided it), and its probes at "
+                    f"{' and '.join(f'{share:.0%}' for share in load()[0].curve_shares)} of its edge; "
                     "the mark is the median edge of all its starts, on the probe nearest it"
                 ),
             )

@@ -59,8 +59,13 @@ class SearchParameters:
     errors: float
     answered: float
     warmup: Rule
-    warm_share: float  # a start is warmed at this share of its first probe's rate before its search
-    warm_max_s: float  # for at most this long
+    saturation_clients: int  # a start first serves this many clients without think time...
+    saturation_s: float  # ...in runs this long...
+    saturation_rise: float  # ...until one answers no more than this share above the best before it...
+    saturation_share: float  # ...and its search begins at this share of the most they were answered
+    warm_share: float  # a held workload's start is warmed at this share of its first probe's rate
+    warm_max_s: float  # either for at most this long
+    curve_shares: list[float]  # a first start probes these shares of its edge after its search, for the curves
 
 
 @dataclass(frozen=True)

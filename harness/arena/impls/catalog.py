@@ -56,6 +56,7 @@ class Manifest:
     max_cpus: int
     cores_how: str
     ready_timeout: float = 60.0
+    warm_s: float = 0.0  # the least full load a start takes to reach steady state (a JIT's tiers)
     payload: str = ""  # micro-benchmarks: what an idiomatic send does, "copied" or "shared"
     features: dict[str, str] = field(default_factory=dict)  # [features]: FEATURES -> this implementation's answer
     unavailable: str = ""  # why this runtime cannot be had here at all (the row stays, with the reason)
@@ -197,6 +198,7 @@ def parse_rows(path: Path) -> list[Manifest]:
         max_cpus=max_cpus,
         cores_how=how,
         ready_timeout=float(_get(run, "ready_timeout", (int, float), f"{where} [run]", default=60.0)),
+        warm_s=float(_get(run, "warm_s", (int, float), f"{where} [run]", default=0.0)),
         payload=_payload(data, where),
         features=_features(data, where),
     )

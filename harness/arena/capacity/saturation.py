@@ -1,0 +1,27 @@
+"""The most a server start answers with work always waiting (spec/capacity.md, "Where a search
+begins"): its workload from many clients without think time, in short runs until one answers no
+more than the best before it. It warms the start at full load (a JIT compiles, pools grow), and
+bounds its edge from above: a search begins just below it."""
+
+from __future__ import annotations
+
+from arena.capacity import sweep
+from arena.capacity.probe import Runner
+from arena.capacity.workloads import SearchParameters
+
+
+def saturate(runner: Runner, search: SearchParameters) -> tuple[sweep.Level, float]:
+    """Runs of `saturation_s` each from `saturation_clients` clients, until one answers at most
+    `saturation_rise` more than the best run before it (a server still compiling answers more each
+    run), after at least the implementation's `warm_s` (a JIT whose tiers plateau between them)
+    and for at most `warm_max_s`. Returns the best run and the seconds they all took."""
+    runs: list[sweep.Level] = []
+    spent, at_least = 0.0, runner.server.manifest.warm_s
+    while spent < max(search.warm_max_s, at_least):
+        run = sweep.level(runner, search.saturation_clients, None, search.saturation_s)
+        spent += search.saturation_s
+        rising = not runs or run.throughput > (1 + search.saturation_rise) * max(r.throughput for r in runs)
+        runs.append(run)
+        if spent >= at_least and not rising:
+            break
+    return max(runs, key=lambda r: r.throughput), spent
