@@ -1,6 +1,7 @@
 """The search for the edge against servers of known capacity made of arithmetic: where it ends, how
 close it gets, how many probes it takes, and how it stops at its bounds and at the engine's limit."""
 
+import dataclasses
 import math
 from dataclasses import dataclass, replace
 
@@ -217,3 +218,19 @@ def test_what_a_cold_server_answered_is_forgotten_once_it_passes_above_it():
     assert search.probes[1].rate == pytest.approx(100 / 1.03)
     assert search.probes[3].rate > 300
     assert search.ended == FOUND and search.passing <= 4000 < search.failing <= search.passing * 1.03
+
+
+def test_a_climb_stops_near_what_its_start_answered_saturated():
+    """A start answered 1,000/s saturated, and its CPU-bound server's edge is there, while its
+    probes predict twice that (a runtime whose idle cores look busy, or the reverse): the climb
+    goes to 1.1 times the saturation, not to 90% of the prediction, and the bracket is narrow."""
+
+    def cpu_bound(rate):
+        return Verdict(rate, rate <= 1010, predicted=2000 if rate <= 1010 else None)
+
+    limits = Limits(100, 1, 100_000, first_growth=1.03)
+    capped = find_edge(cpu_bound, dataclasses.replace(limits, saturated=1000), hint=900)
+    assert [round(p.rate) for p in capped.probes[:3]] == [900, 927, 1100]
+    uncapped = find_edge(cpu_bound, limits, hint=900)
+    assert capped.ended == uncapped.ended == FOUND and capped.passing == pytest.approx(1010, rel=0.03)
+    assert len(capped.probes) < len(uncapped.probes)

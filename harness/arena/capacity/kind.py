@@ -181,6 +181,7 @@ class CapacityKind:
             search_parameters.max_jump,
             first_growth=search_parameters.hinted_growth if start else None,
             resolution=1.0 if workload.held else 0.0,
+            saturated=saturated.throughput if saturated and not saturated.engine_bound else None,
         )
         parameters["limits"] = dataclasses.asdict(limits)
         phase(f"search from {start:,.0f}{unit}" if start else "search")

@@ -79,6 +79,7 @@ class CapacitySearch:
             "objective_p999_ms": self.objective.get("p999_ms"),
             "probes": len(self.probes),
             "hint": self.hint,
+            "saturated": self.saturated["throughput"] if self.saturated else None,
             "ready_s": self.ready_s,
             "held_ms": self.held_ms,
             "kib_per_connection": self.kib_per_connection(),

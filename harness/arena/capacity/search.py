@@ -41,6 +41,7 @@ class Limits:
     max_jump: float = 16.0  # the most a passing probe's prediction may multiply the rate by
     first_growth: float | None = None  # the first step from the start rate, when not `growth`
     resolution: float = 0.0  # the least difference two probes can have (1 for connections held)
+    saturated: float | None = None  # what the start answered with work always waiting, when measured
 
 
 # A failure that closes the bracket is probed once more when the pass below it predicts this many
@@ -113,11 +114,15 @@ class Search:
 def next_rate(rate: float, predicted: float | None, growth: float, limits: Limits) -> float:
     """The next rate while probes pass: `growth` times this one, or, when the probe predicts the
     server reaches further, 90% of its prediction (at most `max_jump` times this rate), so that a
-    fast server is not climbed to by doubling from a slow start."""
+    fast server is not climbed to by doubling from a slow start. Below AIM times what the start
+    answered saturated, no further than that (at least one precision up): the edge is seldom above
+    what the server answers with work always waiting, and a bracket that ends near it is narrow."""
     grown = rate * growth
-    if predicted is None or growth <= 1 + limits.precision:
-        return grown
-    return min(max(grown, 0.9 * predicted), rate * limits.max_jump)
+    if predicted is not None and growth > 1 + limits.precision:
+        grown = min(max(grown, 0.9 * predicted), rate * limits.max_jump)
+    if limits.saturated and rate < AIM * limits.saturated:
+        return max(min(grown, AIM * limits.saturated), rate * (1 + limits.precision))
+    return grown
 
 
 def next_below(rate: float, ceiling: float | None, step: float, limits: Limits) -> tuple[float, float]:
