@@ -126,7 +126,7 @@ def _search_note(impl: str, cpus: int, m: Measurement, holds: Held | None) -> st
     start = f"from {probes[0].rate:,.0f}{unit}" if probes else "with no probe"
     if search.saturated is not None:
         saturated = Level(**search.saturated)
-        start += f", {search.warmed_s:.1f} s saturated at {saturated.throughput:,.{digits}f}{unit}"
+        start += f", {search.warmed_s:.1f} s saturated at {saturated.throughput:,.0f}{unit}"
     elif search.warmed_s is not None:
         start += f", warmed {search.warmed_s:.1f} s at half of it"
     if search.hint:
