@@ -36,6 +36,10 @@ class CapacitySearch:
     def probe_list(self) -> list[Probe]:
         return [Probe(**probe) for probe in self.probes]
 
+    def saturation(self) -> Level | None:
+        """What the start answered saturated before its search (none for a held workload)."""
+        return Level(**self.saturated) if self.saturated else None
+
     def below_list(self) -> list[Probe]:
         return [Probe(**probe) for probe in self.below]
 
@@ -79,7 +83,7 @@ class CapacitySearch:
             "objective_p999_ms": self.objective.get("p999_ms"),
             "probes": len(self.probes),
             "hint": self.hint,
-            "saturated": self.saturated["throughput"] if self.saturated else None,
+            "saturated": saturation.throughput if (saturation := self.saturation()) else None,
             "ready_s": self.ready_s,
             "held_ms": self.held_ms,
             "kib_per_connection": self.kib_per_connection(),

@@ -16,12 +16,11 @@ def saturate(runner: Runner, search: SearchParameters) -> tuple[sweep.Level, flo
     run), after at least the implementation's `warm_s` (a JIT whose tiers plateau between them)
     and for at most `warm_max_s`. Returns the best run and the seconds they all took."""
     runs: list[sweep.Level] = []
-    spent, at_least = 0.0, runner.server.manifest.warm_s
-    while spent < max(search.warm_max_s, at_least):
+    at_least = runner.server.manifest.warm_s
+    while len(runs) * search.saturation_s < max(search.warm_max_s, at_least):
         run = sweep.level(runner, search.saturation_clients, None, search.saturation_s)
-        spent += search.saturation_s
         rising = not runs or run.throughput > (1 + search.saturation_rise) * max(r.throughput for r in runs)
         runs.append(run)
-        if spent >= at_least and not rising:
+        if len(runs) * search.saturation_s >= at_least and not rising:
             break
-    return max(runs, key=lambda r: r.throughput), spent
+    return max(runs, key=lambda r: r.throughput), len(runs) * search.saturation_s

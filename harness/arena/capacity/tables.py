@@ -13,7 +13,6 @@ from collections import Counter, defaultdict
 from arena.capacity import held, scaling
 from arena.capacity.result import CapacitySearch, ClientSweep
 from arena.capacity.search import FOUND
-from arena.capacity.sweep import Level
 from arena.capacity.workloads import Held, Objective, load, objective_label, unit_of
 from arena.engines.interface import ENGINE_BOUND
 from arena.host.process import open_files_limit
@@ -124,8 +123,7 @@ def _search_note(impl: str, cpus: int, m: Measurement, holds: Held | None) -> st
     probes = search.probe_list()
     digits, unit = (0 if holds else 1), unit_of(holds)
     start = f"from {probes[0].rate:,.0f}{unit}" if probes else "with no probe"
-    if search.saturated is not None:
-        saturated = Level(**search.saturated)
+    if (saturated := search.saturation()) is not None:
         start += f", {search.warmed_s:.1f} s saturated at {saturated.throughput:,.0f}{unit}"
     elif search.warmed_s is not None:
         start += f", warmed {search.warmed_s:.1f} s at half of it"
