@@ -3,6 +3,7 @@ at a time in 2 ms of busy work is found within 5% of what its own CPU time says 
 engine that saturates first gives "≥ X, engine-bound", never the server's number; the objective,
 the probe's verdict and the command line's checks."""
 
+import contextlib
 import dataclasses
 import json
 import sys
@@ -24,6 +25,7 @@ from arena.engines.steadiness import Rule
 from arena.errors import UsageError
 from arena.host import cores
 from arena.host.process import free_port, running
+from arena.host.starts import Starts, start_settings
 from arena.impls import catalog
 from arena.kind import Task
 from arena.measured.measurement import Measurement, Outcome
@@ -134,7 +136,7 @@ def test_held_connections_are_searched_to_where_polls_outlast_the_wait_plus_the_
     manifest = catalog.parse(write_impl(tmp_path, "polls", ("server.py", AT_MOST_100_POLLS), ONE_THREAD))
     kind = capacity_kind.CapacityKind(loadgen.Loadgen())
     task = Task("capacity", manifest, Point(POLLS, POLLS.objective), 1, 0, 1.0)
-    m = kind.measure(task, {"polls": None}, None, capacity_kind._Edges([]), lambda _: None)
+    m = measured(kind, task, {"polls": None})
     assert m.measured, m.reason
     found: CapacitySearch = m.payload
     assert found.ended == FOUND, [(p["rate"], p["reasons"]) for p in found.probes]
@@ -149,7 +151,7 @@ def test_held_connections_are_searched_to_where_polls_outlast_the_wait_plus_the_
 def test_a_server_of_known_capacity_is_found_within_five_percent_and_draws_its_hockey_stick(tmp_path):
     kind = capacity_kind.CapacityKind(loadgen.Loadgen())
     task = Task("capacity", one_at_a_time(tmp_path), Point(WORK, WORK.objective), 1, 0, 1.0)
-    m = kind.measure(task, {"work": None}, None, capacity_kind._Edges([]), lambda _: None)
+    m = measured(kind, task, {"work": None})
     assert m.measured, m.reason
     found: CapacitySearch = m.payload
     assert found.ended == FOUND, [(p["rate"], p["reasons"]) for p in found.probes]
@@ -188,6 +190,12 @@ def test_a_probe_far_above_the_edge_gives_up_in_its_warm_up_and_says_what_the_se
     assert probe.warmup_s < 2.0, probe.warmup_s  # not the 4 s bound
     assert probe.p50_ms > 50 and probe.p99_ms >= probe.p50_ms
     assert 0.75 * 500 <= probe.ceiling <= 1.05 * 500, probe.ceiling
+
+
+def measured(kind: capacity_kind.CapacityKind, task: Task, data: dict) -> Measurement:
+    """One measurement on a start of its own, stopped after it."""
+    with contextlib.closing(Starts(start_settings([task.point]))) as starts:
+        return kind.measure(task, data, None, starts, capacity_kind._Edges([]), lambda _: None)
 
 
 def synthetic(document: dict, p99_ms: float = 1.0, answered: float = 1.0, rate: float | None = None) -> dict:
@@ -235,7 +243,7 @@ def test_an_engine_that_saturates_first_gives_at_least_x_engine_bound_never_the_
     kind = capacity_kind.CapacityKind(SaturatingEngine(limit=2500))
     point = Point(WORK, WORK.objective)
     task = Task("capacity", fake, point, 1, 0, 1.0)
-    m = kind.measure(task, {"work": None}, None, capacity_kind._Edges([]), lambda _: None)
+    m = measured(kind, task, {"work": None})
     assert m.measured, m.reason
     assert m.payload.ended == ENGINE_BOUND and "engine-bound" in m.flags
     assert 2400 <= m.payload.edge <= 2500 < m.payload.failing
@@ -244,6 +252,36 @@ def test_an_engine_that_saturates_first_gives_at_least_x_engine_bound_never_the_
     (row,) = report.sections[0].table.rows
     assert row.cells[2].show() == f"≥ {m.payload.edge:,.0f}" and row.cells[-1].show() == "engine-bound 1/1"
     assert "engine-bound" in row.flags
+
+
+def test_one_start_serves_a_repetitions_workloads_and_only_the_first_pays_the_jit_warm_up(fake):
+    kind = capacity_kind.CapacityKind(SaturatingEngine(limit=2500))
+    root = dataclasses.replace(WORK, id="root", steps=[{"name": "root", "method": "GET", "path": "/", "expect": [200]}])
+    points = [Point(WORK, WORK.objective), Point(root, root.objective)]
+    jit = dataclasses.replace(fake, warm_s=3.0)
+    tasks = [Task("capacity", jit, point, 1, rep, 1.0) for rep in (0, 1) for point in points]
+    edges, servers, found = capacity_kind._Edges([]), [], []
+    with contextlib.closing(Starts(start_settings(points))) as starts:
+        for task in tasks:
+            m = kind.measure(task, {"work": None, "root": None}, None, starts, edges, lambda _: None)
+            assert m.measured, m.reason
+            servers.append(starts.current.server)
+            found.append(m)
+    assert servers[0] is servers[1] and servers[2] is servers[3] and servers[0] is not servers[2]
+    assert [m.parameters["start"]["points_before"] for m in found] == [0, 1, 0, 1]
+    assert [m.payload.warmed_s for m in found] == [3.0, 2.0, 3.0, 2.0]  # a plateau at once past warm_s
+    notes = [note for section in tables.report("t", found, []).sections for note in section.notes]
+    assert sum("after 1 workload(s) on its start" in note for note in notes) == 2, notes
+
+
+def test_a_start_that_died_between_workloads_is_replaced_by_a_fresh_one(fake):
+    kind = capacity_kind.CapacityKind(SaturatingEngine(limit=2500))
+    task = Task("capacity", fake, Point(WORK, WORK.objective), 1, 0, 1.0)
+    with contextlib.closing(Starts(start_settings([task.point]))) as starts:
+        first, _, _ = starts.server(task, [0], lambda _: None)
+        first.stop()  # died between two workloads
+        m = kind.measure(task, {"work": None}, None, starts, capacity_kind._Edges([]), lambda _: None)
+        assert m.measured and starts.current.server is not first and m.parameters["start"]["points_before"] == 0
 
 
 @pytest.mark.parametrize(
@@ -410,8 +448,8 @@ class RisingEngine:
 def test_a_start_is_saturated_until_a_run_answers_no_more_than_the_best_before_it(fake, gains, warm_s, runs, most):
     engine = RisingEngine(gains)
     workload = Workload("w", "w", Objective(10), 100, 1, 10_000, steps=WORK.steps)
-    with running(dataclasses.replace(fake, warm_s=warm_s), 1, free_port(), {}, [0]) as server:
-        best, spent = saturate(Runner(engine, server, [1], workload, None), load()[0])
+    with running(fake, 1, free_port(), {}, [0]) as server:
+        best, spent = saturate(Runner(engine, server, [1], workload, None), load()[0], warm_s)
     assert engine.runs == runs and spent == runs * load()[0].saturation_s
     assert best.throughput == pytest.approx(most, rel=0.01)
 

@@ -26,6 +26,7 @@ from arena.cli.main import kinds
 from arena.console import Console
 from arena.engines import loadgen
 from arena.host.process import free_port
+from arena.host.starts import Starts, start_settings
 from arena.impls import catalog
 from arena.impls.catalog import ROOT
 from arena.impls.prepare import prepare
@@ -34,7 +35,6 @@ from arena.measured import store
 from arena.measured.measurement import Outcome
 from arena.measured.store import Store, StoreError
 from arena.rest import measure
-from arena.rest.starts import Starts, start_settings
 from conftest import needs_engine
 from test_lifecycle import Counting, options
 from test_rest_measure import task

@@ -10,13 +10,13 @@ import pytest
 from arena.engines import loadgen
 from arena.engines.interface import EngineError, EngineRun
 from arena.host.process import free_port, running
+from arena.host.starts import Starts, start_settings
 from arena.impls import catalog
 from arena.kind import Task
 from arena.measured.measurement import Outcome
 from arena.rest import measure
 from arena.rest.result import HttpResult
 from arena.rest.scenarios import Point, Scenario
-from arena.rest.starts import Starts, start_settings
 from conftest import needs_engine, write_manifest
 
 

@@ -22,7 +22,8 @@ from arena.console import Console
 from arena.engines.interface import EngineError, LoadEngine
 from arena.host import cores
 from arena.host.database import Database, DatabaseError, database
-from arena.host.process import ServerError, free_port, running
+from arena.host.process import ServerError
+from arena.host.starts import Starts, start_settings
 from arena.impls import catalog
 from arena.impls.catalog import RESULTS
 from arena.impls.toolchain import Toolchains, runtime_version
@@ -35,9 +36,11 @@ KIND = "capacity"
 SETUP_CONCURRENCY = 8
 SETUP_MAX_S = 120
 # For the ETA, as measured here (spec/capacity.md, "Time"): starting, saturating and stopping a
-# server (beyond its own warm_s); a probe, its warm-up and window and the wait for the server to
-# idle; the probes of a first start's search and its curve, and of a later one's.
+# server (beyond its own warm_s); saturating it again for a later workload; a probe, its warm-up and
+# window and the wait for the server to idle; the probes of a first start's search and its curve,
+# and of a later one's.
 START_S = 5
+SATURATE_S = 3
 PROBE_S = 3
 FIRST_PROBES, HINTED_PROBES = 8, 4
 
@@ -91,17 +94,25 @@ class CapacityKind:
         points = [Point(w, objective_of(w, plan["slo"])) for w in workloads]
         if plan.get("scaling"):
             points += [Point(w, w.objective, sweep.CLIENTS) for w in workloads]
+        # One start a repetition serves every workload in turn, in the order of spec/capacity.toml
+        # (host/starts.py; spec/capacity.md, "One start, every workload").
         tasks = [
-            Task(self.name, manifest, point, cpus, rep, _estimate(manifest, point, rep))
+            Task(self.name, manifest, point, cpus, rep, _estimate(manifest, point, rep, i == 0))
             for rep in range(plan["repeat"])
             for manifest, cpus in ready
-            for point in points
+            for i, point in enumerate(points)
         ]
         edges = _Edges(stored)
-        return Batch(tasks, lambda task, phase: self.measure(task, data, db, edges, phase), skipped, stack.close)
+        uses_db = any(w.database for w in workloads)
+        starts = stack.enter_context(contextlib.closing(Starts(start_settings(points), db if uses_db else None)))
+        return Batch(
+            tasks, lambda task, phase: self.measure(task, data, db, starts, edges, phase), skipped, stack.close
+        )
 
-    def measure(self, task: Task, data: dict[str, Path | None], db: Database, edges: _Edges, phase) -> Measurement:
-        """One search (or sweep) on a fresh start of the task's server: independent of the others."""
+    def measure(
+        self, task: Task, data: dict[str, Path | None], db: Database, starts: Starts, edges: _Edges, phase
+    ) -> Measurement:
+        """One search (or sweep) on the start of the task's repetition, after the workloads before it."""
         point: Point = task.point
         workload, manifest = point.workload, task.manifest
         search_parameters = load()[0]
@@ -109,9 +120,6 @@ class CapacityKind:
         flags = ["shared-cores"] if shared else []
         versions = {"runtime": runtime_version(manifest), "framework": manifest.framework}
         parameters = {"settings": workload.settings, "server_cores": server_cores, "engine_cores": engine_cores}
-        given = (
-            workload.settings | {"ARENA_HOST": "127.0.0.1"} | ({"ARENA_DB_URL": db.url} if workload.database else {})
-        )
         try:
             # The database runs on the engine's cores (the client side of the server), and its CPU
             # is sampled beside the server's when the harness started it, as in `arena run`.
@@ -120,24 +128,29 @@ class CapacityKind:
                 db.reset()
                 db.pin(engine_cores)
                 parameters["db_cores"] = engine_cores
-            phase("start")
-            with running(manifest, task.cpus, free_port(), given, server_cores) as server:
-                runner = Runner(self.engine, server, engine_cores, workload, data[workload.id], sampled_db)
-                setup_s = None
-                if workload.setup:
-                    phase("setup")
-                    setup_s = _set_up(runner)
-                if point.clients:
-                    levels = sweep.sweep(runner, search_parameters, phase)
-                    result = ClientSweep(
-                        [dataclasses.asdict(level) for level in levels], len(workload.steps), server.ready_s, setup_s
-                    )
-                    flags += ["engine-bound"] if any(level.engine_bound for level in levels) else []
-                else:
-                    result = self._search(task, runner, edges, parameters, server.ready_s, setup_s, phase)
-                    flags += ["engine-bound"] if result.ended == ENGINE_BOUND else []
+            server, before, age_s = starts.server(task, server_cores, phase)
+            parameters["start"] = {"points_before": before, "process_age_s": round(age_s, 3)}
+            runner = Runner(self.engine, server, engine_cores, workload, data[workload.id], sampled_db)
+            setup_s = None
+            if workload.setup:
+                phase("setup")
+                setup_s = _set_up(runner)
+            if point.clients:
+                levels = sweep.sweep(runner, search_parameters, phase)
+                result = ClientSweep(
+                    [dataclasses.asdict(level) for level in levels], len(workload.steps), server.ready_s, setup_s
+                )
+                flags += ["engine-bound"] if any(level.engine_bound for level in levels) else []
+            else:
+                # A JIT runtime's warm_s is owed once a start, by the first workload it serves.
+                warm_s = manifest.warm_s if before == 0 else 0.0
+                result = self._search(task, runner, edges, parameters, warm_s, setup_s, phase)
+                flags += ["engine-bound"] if result.ended == ENGINE_BOUND else []
+            if not server.alive():
+                raise ServerError(f"{manifest.name} died during the {workload.id} search")
         except (ServerError, EngineError, DatabaseError, OSError) as err:
             crashed = isinstance(err, ServerError)
+            starts.close()  # a server in an unknown state measures nothing more
             return task.measurement(
                 Outcome.FAILED,
                 reason=str(err),
@@ -153,7 +166,7 @@ class CapacityKind:
         return measurement
 
     def _search(
-        self, task: Task, runner: Runner, edges: _Edges, parameters: dict, ready_s: float, setup_s: float | None, phase
+        self, task: Task, runner: Runner, edges: _Edges, parameters: dict, warm_s: float, setup_s: float | None, phase
     ) -> CapacitySearch:
         """The search for the edge on a warmed start, from just below what it answered saturated, or
         from the median edge of the starts before it when that is lower (spec/capacity.md, "Where a
@@ -169,7 +182,7 @@ class CapacityKind:
             warmed_s, start = prober.warm(warm_rate), hint
         else:
             phase(f"saturating with {search_parameters.saturation_clients} clients")
-            saturated, warmed_s = saturate(runner, search_parameters)
+            saturated, warmed_s = saturate(runner, search_parameters, warm_s)
             start = first_rate(hint, saturated, search_parameters.saturation_share)
         limits = Limits(
             workload.start_rate,
@@ -199,7 +212,7 @@ class CapacityKind:
             steps=len(workload.steps),
             hint=hint,
             probes=[dataclasses.asdict(probe) for probe in found.probes],
-            ready_s=ready_s,
+            ready_s=runner.server.ready_s,
             setup_s=setup_s,
             held_ms=workload.held.wait_ms if workload.held else None,
             warmed_s=warmed_s,
@@ -279,8 +292,10 @@ def _set_up(runner: Runner) -> float:
     return time.monotonic() - began
 
 
-def _estimate(manifest: catalog.Manifest, point: Point, repetition: int) -> float:
-    """Seconds a measurement takes, for the ETA: a start, and a first search, a hinted one or a sweep."""
+def _estimate(manifest: catalog.Manifest, point: Point, repetition: int, first: bool) -> float:
+    """Seconds a measurement takes, for the ETA: its start's when it is the first on it (with a JIT's
+    warm_s), and a first search, a hinted one or a sweep."""
+    start_s = START_S + manifest.warm_s if first else SATURATE_S
     if point.clients:
-        return START_S + len(point.clients) * PROBE_S
-    return START_S + manifest.warm_s + PROBE_S * (HINTED_PROBES if repetition else FIRST_PROBES)
+        return start_s + len(point.clients) * PROBE_S
+    return start_s + PROBE_S * (HINTED_PROBES if repetition else FIRST_PROBES)

@@ -10,13 +10,12 @@ from arena.capacity.probe import Runner
 from arena.capacity.workloads import SearchParameters
 
 
-def saturate(runner: Runner, search: SearchParameters) -> tuple[sweep.Level, float]:
+def saturate(runner: Runner, search: SearchParameters, at_least: float = 0.0) -> tuple[sweep.Level, float]:
     """Runs of `saturation_s` each from `saturation_clients` clients, until one answers at most
     `saturation_rise` more than the best run before it (a server still compiling answers more each
-    run), after at least the implementation's `warm_s` (a JIT whose tiers plateau between them)
-    and for at most `warm_max_s`. Returns the best run and the seconds they all took."""
+    run), after at least `at_least` seconds (a JIT's warm_s: its tiers plateau between them) and
+    for at most `warm_max_s` or `at_least`. Returns the best run and the seconds they all took."""
     runs: list[sweep.Level] = []
-    at_least = runner.server.manifest.warm_s
     while len(runs) * search.saturation_s < max(search.warm_max_s, at_least):
         run = sweep.level(runner, search.saturation_clients, None, search.saturation_s)
         rising = not runs or run.throughput > (1 + search.saturation_rise) * max(r.throughput for r in runs)

@@ -129,6 +129,8 @@ def _search_note(impl: str, cpus: int, m: Measurement, holds: Held | None) -> st
         start += f", warmed {search.warmed_s:.1f} s at half of it"
     if search.hint:
         start += f", earlier starts' edge {search.hint:,.0f}{unit}"
+    if before := (m.parameters.get("start") or {}).get("points_before"):
+        start += f", after {before} workload(s) on its start"
     bracket = (
         f"{search.edge:,.{digits}f} passed, {search.failing:,.{digits}f} failed"
         if search.edge is not None and search.failing is not None

@@ -103,6 +103,10 @@ class Point:
             {"clients": list(self.clients)} if self.clients else self.objective.document(), sort_keys=True
         )
 
+    def settings(self) -> dict[str, str]:
+        """The server settings its workload needs (a shared start's: host/starts.py)."""
+        return self.workload.settings
+
     @property
     def label(self) -> str:
         if self.clients:

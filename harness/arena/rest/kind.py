@@ -16,6 +16,7 @@ from arena.engines.locust.engine import Locust
 from arena.errors import UsageError
 from arena.host import cores
 from arena.host.database import database
+from arena.host.starts import Starts, start_settings
 from arena.impls import catalog
 from arena.impls.toolchain import Toolchains
 from arena.kind import Batch, Task, repetitions
@@ -24,12 +25,12 @@ from arena.measured.store import Run
 from arena.report import features
 from arena.report.tables import Report
 from arena.rest import measure, scenarios, tables
-from arena.rest.starts import Starts, nominal_rps, start_settings
+from arena.rest.starts import nominal_rps
 
 USERS_ROWS = 100_000
 ENGINES = ("loadgen", "locust", "both")  # --engine: both measures every point Locust can run twice
 MAX_WORKERS = 64
-START_S = 3  # starting and stopping a server, for the ETA (once per repetition: rest/starts.py)
+START_S = 3  # starting and stopping a server, for the ETA (once per repetition: host/starts.py)
 
 
 def _estimate(point: scenarios.Point, cpus: int, first: bool) -> float:

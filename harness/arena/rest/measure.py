@@ -1,4 +1,4 @@
-"""One REST measurement: the server of the repetition's start, pinned to its cores (rest/starts.py),
+"""One REST measurement: the server of the repetition's start, pinned to its cores (host/starts.py),
 warmed up under the point's own load until steady (rest/steady.py), loaded by the engine on the
 remaining cores while its CPU time and peak memory are sampled — and what came of it as a
 Measurement, with the point's ceiling (rest/ceiling.py)."""
@@ -14,13 +14,13 @@ from arena.engines.interface import ENGINE_BOUND, EngineError, LoadEngine
 from arena.host import cores
 from arena.host.database import Database, DatabaseError
 from arena.host.process import Sampler, ServerError
+from arena.host.starts import Starts
 from arena.impls.toolchain import runtime_version
 from arena.kind import Task
 from arena.measured.measurement import Measurement, Outcome
 from arena.rest import ceiling, steady
 from arena.rest.result import HttpResult, metrics_of
 from arena.rest.scenarios import Point
-from arena.rest.starts import Starts
 
 KIND = "http"
 UNPLANNED_S = 30  # a model whose length only the run can tell (a fixed count of requests)
