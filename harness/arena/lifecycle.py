@@ -10,6 +10,10 @@ import time
 
 from arena.console import Console
 from arena.errors import ArenaError, UsageError
+from arena.findings import catalog as findings_catalog
+from arena.findings.judge import judge_all
+from arena.findings.section import section as findings_section
+from arena.findings.values import Index
 from arena.impls.catalog import RESULTS
 from arena.kind import Batch, Kind
 from arena.measured.store import Run, Store, StoreError
@@ -99,6 +103,11 @@ def build_report(kind: Kind, store: Store, current: Run) -> Report:
     )
     measurements = store.measurements(current.id)
     made = kind.report(current, title, measurements, store.notes(current.id))
+    # First, what the run says of the studies' findings its kind tests (`arena findings` reads
+    # every kind's newest run at once).
+    tested = [f for f in findings_catalog.load() if any(t.kind == current.kind for t in f.tests)]
+    if tested:
+        made.sections.insert(0, findings_section(judge_all(Index(measurements), tested), [current.name]))
     made.appendix += provenance.sections(current, measurements)
     return made
 

@@ -13,7 +13,18 @@ LAYERS = {
     "command line": {"__main__", "cli", "dashboard"},
     "lifecycle": {"lifecycle"},
     "kinds": {"rest", "micro", "capacity"},
-    "shared parts": {"kind", "console", "errors", "checks", "engines", "measured", "report", "impls", "host"},
+    "shared parts": {
+        "kind",
+        "console",
+        "errors",
+        "checks",
+        "engines",
+        "measured",
+        "report",
+        "impls",
+        "host",
+        "findings",
+    },
 }
 RANK = {part: rank for rank, parts in enumerate(reversed(LAYERS.values())) for part in parts}
 KINDS = LAYERS["kinds"]

@@ -1,5 +1,5 @@
-"""The `arena` command line: list, build, start, verify, run, worker, micro, capacity, report, export,
-serve, bench-engine, test.
+"""The `arena` command line: list, build, start, verify, run, worker, micro, capacity, report, findings,
+export, serve, bench-engine, test.
 
 Every problem the user can act on arrives here as an ArenaError and leaves as one line on stderr
 and an exit status; Ctrl-C, SIGTERM and SIGHUP as status 130 after every server is stopped.
@@ -25,6 +25,13 @@ from arena.engines.interface import LoadEngine
 from arena.engines.loadgen import Loadgen
 from arena.engines.locust import engine as locust
 from arena.errors import ArenaError, UsageError
+from arena.findings import catalog as findings_catalog
+from arena.findings import runs
+from arena.findings.catalog import STUDIES
+from arena.findings.judge import judge_all
+from arena.findings.section import exported, section
+from arena.findings.values import Index
+from arena.findings.verdict import Verdict
 from arena.host import cores
 from arena.host.database import Database, database
 from arena.host.process import running
@@ -266,6 +273,24 @@ def cmd_report(args: argparse.Namespace, console: Console) -> int:
     return lifecycle.report(args.run, kinds(), console)
 
 
+def cmd_findings(args: argparse.Namespace, console: Console) -> int:
+    kinds()  # every kind's payload type is known before a measurement is read back
+    store = Store()
+    try:
+        read = [store.named(name) for name in args.run] if args.run else runs.newest_of_each_kind(store)
+        measurements = runs.measurements(store, read)
+    finally:
+        store.close()
+    chosen = [f for f in findings_catalog.load() if not args.study or f.study in args.study]
+    judgements = [j for j in judge_all(Index(measurements), chosen) if not args.verdict or j.verdict in args.verdict]
+    made = section(judgements, [r.name for r in read])
+    console.line(made.heading, style="bold")
+    console.table(made.table)
+    for note in made.notes:
+        console.line(note)
+    return 0
+
+
 def cmd_export(args: argparse.Namespace, console: Console) -> int:
     kinds()  # every kind's payload type is known before a measurement is read back
     store = Store()
@@ -274,7 +299,12 @@ def cmd_export(args: argparse.Namespace, console: Console) -> int:
         measurements = store.measurements(run.id)
     finally:
         store.close()
-    text = export.as_json(run, measurements) if args.format == "json" else export.as_csv(run, measurements, args.rows)
+    verdicts = exported(judge_all(Index(measurements), findings_catalog.load()))
+    text = (
+        export.as_json(run, measurements, verdicts)
+        if args.format == "json"
+        else export.as_csv(run, measurements, args.rows)
+    )
     if args.out is None:
         sys.stdout.write(text)
         return 0
@@ -429,6 +459,14 @@ def parser() -> argparse.ArgumentParser:
     s = sub.add_parser("report", parents=[tables], help="print a stored run's summary again, rewrite its summary.md")
     s.add_argument("run", nargs="?", default="last", help="run name (default: the last run)")
     s.set_defaults(func=cmd_report)
+
+    s = sub.add_parser(
+        "findings", help="a verdict on every finding of the seed studies, from the newest runs or those named"
+    )
+    s.add_argument("run", nargs="*", default=[], help="runs to read (default: the newest of each kind)")
+    s.add_argument("--study", nargs="*", choices=STUDIES, default=[], help="only these studies' findings")
+    s.add_argument("--verdict", nargs="*", choices=[str(v) for v in Verdict], default=[], help="only these verdicts")
+    s.set_defaults(func=cmd_findings)
 
     s = sub.add_parser("export", help="a stored run as JSON or CSV for scripts and notebooks (spec/export.md)")
     s.add_argument("run", nargs="?", default="last", help="run name (default: the last run)")

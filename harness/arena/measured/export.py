@@ -79,7 +79,9 @@ def summaries(measurements: list[Measurement]) -> list[dict]:
     return made
 
 
-def document(run: Run, measurements: list[Measurement]) -> dict:
+def document(run: Run, measurements: list[Measurement], findings: list[dict] | None = None) -> dict:
+    """The run, its measurements, their summaries and the verdicts on the seeds' findings they
+    give (arena/findings, computed by the caller)."""
     return {
         "schema": SCHEMA,
         "run": {
@@ -96,11 +98,12 @@ def document(run: Run, measurements: list[Measurement]) -> dict:
         },
         "measurements": [measurement_row(m) for m in measurements],
         "summaries": summaries(measurements),
+        "findings": findings or [],
     }
 
 
-def as_json(run: Run, measurements: list[Measurement]) -> str:
-    return json.dumps(document(run, measurements), indent=1, default=str) + "\n"
+def as_json(run: Run, measurements: list[Measurement], findings: list[dict] | None = None) -> str:
+    return json.dumps(document(run, measurements, findings), indent=1, default=str) + "\n"
 
 
 def as_csv(run: Run, measurements: list[Measurement], rows: str) -> str:

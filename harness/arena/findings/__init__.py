@@ -1,0 +1,1 @@
+"""The seed studies' findings and a verdict on each from stored measurements (spec/findings.md)."""

@@ -1,0 +1,154 @@
+"""The findings of the seed studies, read from spec/findings.toml (the method is spec/findings.md):
+each with the tests a measurement can make of it, or why none can."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from functools import cache
+
+from arena.errors import UsageError
+from arena.findings.rules import RULES, Rule
+from arena.impls.catalog import SPEC
+from arena.report.published import Published
+from arena.report.published import parse as parse_published
+
+SPEC_FILE = SPEC / "findings.toml"
+KINDS = {"http": "arena run", "micro": "arena micro", "capacity": "arena capacity"}
+STUDIES = ("thesis", "valkov", "blog", "varjao", "honours")
+
+
+@dataclass(frozen=True)
+class Test:
+    """One measurement of a finding: an experiment's metric, at the points and budgets it names,
+    judged by a rule."""
+
+    kind: str  # "http", "micro" or "capacity": the runs that measure it
+    experiment: str
+    metric: str
+    higher_is_better: bool
+    rule: Rule
+    where: dict = field(default_factory=dict)  # parameters every tested point has
+    seed_point: dict | None = None  # the seed's own point, when the test may rest on another
+    cpus: tuple[int, ...] | None = (1,)  # None: every budget measured on cores of its own
+    differs: str = ""  # a condition of the seed this test does not share
+    not_here: str = ""  # a condition no run here meets: the test is never made
+    published: list[Published] = field(default_factory=list)  # the seed's values of `metric`
+
+    def matches(self, point: dict) -> bool:
+        return all(point.get(name) == value for name, value in self.where.items())
+
+
+@dataclass(frozen=True)
+class Finding:
+    id: str
+    study: str
+    source: str
+    quote: str
+    conditions: str
+    tests: list[Test] = field(default_factory=list)
+    untestable: str = ""  # why no measurement can test it (an opinion, a declaration)
+    not_here: str = ""  # why no run here can, and what would
+
+
+@cache
+def load() -> list[Finding]:
+    """Every finding of spec/findings.toml; a broken entry is a UsageError naming it."""
+    try:
+        data = tomllib.loads(SPEC_FILE.read_text(encoding="utf-8"))
+        findings = [_finding(entry) for entry in data["finding"]]
+    except (OSError, tomllib.TOMLDecodeError, KeyError, TypeError, ValueError) as err:
+        raise UsageError(f"{SPEC_FILE.name}: {err}") from err
+    ids = [f.id for f in findings]
+    if len(set(ids)) != len(ids):
+        raise UsageError(f"{SPEC_FILE.name}: a finding id is used twice")
+    return findings
+
+
+def _finding(entry: dict) -> Finding:
+    where = f"finding {entry.get('id', '?')}"
+    if entry["study"] not in STUDIES:
+        raise ValueError(f"{where}: study {entry['study']!r} is not one of {', '.join(STUDIES)}")
+    tests = [_test(where, test) for test in entry.get("test", [])]
+    reasons = [bool(tests), bool(entry.get("untestable")), bool(entry.get("not_here"))]
+    if sum(reasons) != 1:
+        raise ValueError(f"{where}: give tests, `untestable` or `not_here`: exactly one of them")
+    return Finding(
+        id=entry["id"],
+        study=entry["study"],
+        source=entry["source"],
+        quote=entry["quote"],
+        conditions=entry["conditions"],
+        tests=tests,
+        untestable=entry.get("untestable", ""),
+        not_here=entry.get("not_here", ""),
+    )
+
+
+def _test(where: str, entry: dict) -> Test:
+    if entry["kind"] not in KINDS:
+        raise ValueError(f"{where}: kind {entry['kind']!r} is not one of {', '.join(KINDS)}")
+    if entry["better"] not in ("higher", "lower"):
+        raise ValueError(f"{where}: better must be 'higher' or 'lower'")
+    names = [key for key in entry["rule"] if key in RULES]
+    if len(names) != 1:
+        raise ValueError(f"{where}: the rule {entry['rule']} must name one of {', '.join(RULES)}")
+    name = names[0]
+    cpus = entry.get("cpus", [1])
+    test = Test(
+        kind=entry["kind"],
+        experiment=entry["experiment"],
+        metric=entry["metric"],
+        higher_is_better=entry["better"] == "higher",
+        rule=RULES[name].parse(entry["rule"]),
+        where=dict(entry.get("where", {})),
+        seed_point=entry.get("seed_point"),
+        cpus=None if cpus == "all" else tuple(cpus),
+        differs=entry.get("differs", ""),
+        not_here=entry.get("not_here", ""),
+        published=[p for p in _published(entry["kind"], entry["experiment"]) if p.metric == entry["metric"]],
+    )
+    if name == "published" and not test.published:
+        raise ValueError(f"{where}: the seed published no {test.metric} of {test.experiment}")
+    return test
+
+
+def _published(kind: str, experiment: str) -> list[Published]:
+    """The seed's published values of a scenario or a bench, as its spec file gives them."""
+    if kind == "http":
+        return parse_published(_toml(SPEC / "scenarios" / f"{experiment}.toml").get("published", []))
+    if kind == "micro":
+        benches = {bench["id"]: bench for bench in _toml(SPEC / "micro.toml")["bench"]}
+        return parse_published(benches[experiment].get("published", []))
+    return []
+
+
+@cache
+def _toml(path) -> dict:
+    return tomllib.loads(path.read_text(encoding="utf-8"))
+
+
+def suites_measuring(test: Test) -> list[str]:
+    """The suites whose profile has a point with the test's `where` ("quick" first)."""
+    if test.kind == "capacity":
+        return ["quick"]
+    if test.kind == "http":
+        profiles = _toml(SPEC / "scenarios" / f"{test.experiment}.toml")["profiles"]
+        points = {name: profile["points"] for name, profile in profiles.items()}
+    else:
+        bench = {b["id"]: b for b in _toml(SPEC / "micro.toml")["bench"]}[test.experiment]
+        points = {name: [_sweep(bench[name])] for name in ("quick", "paper")}
+    return [suite for suite in ("quick", "paper") if any(_has(point, test.where) for point in points.get(suite, []))]
+
+
+def _sweep(profile: dict) -> dict:
+    """A micro profile's sweep as one point of lists (modes as `mode`; `max` as a procs of "max")."""
+    point = {("mode" if k == "modes" else k): v for k, v in profile.items() if k not in ("cpus", "max")}
+    if profile.get("max"):
+        point["procs"] = [*point.get("procs", []), "max"]
+    return point
+
+
+def _has(point: dict, where: dict) -> bool:
+    """Whether a profile's point (its lists are sweeps) includes every value `where` names."""
+    return all(value in (p if isinstance(p := point.get(name), list) else [p]) for name, value in where.items())

@@ -1,0 +1,181 @@
+"""A verdict on each finding from the measurements of the runs read (spec/findings.md): every test
+split into its cases (a point and budget, or a series along the rule's axis), each case judged by the
+rule, the cases and tests combined; where nothing could be judged, why, and the command that would
+measure it."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from arena.findings.catalog import KINDS, Finding, Test, suites_measuring
+from arena.findings.rules import Case, Missing, Published, order_key
+from arena.findings.values import Cell, Index
+from arena.findings.verdict import Said, Verdict, combined
+
+OPTION = {"http": "--scenario", "micro": "--bench", "capacity": "--workload"}
+
+
+@dataclass(frozen=True)
+class Tested:
+    """One test of a finding: its verdict, each case's, and why it was not made, if it was not."""
+
+    test: Test
+    verdict: Verdict
+    cases: list[Said] = field(default_factory=list)
+    reason: str = ""  # why not tested, with the command that would test it
+    stand_in: str = ""  # the points it rests on when the seed's is not among them
+
+
+@dataclass(frozen=True)
+class Judgement:
+    finding: Finding
+    verdict: Verdict
+    tests: list[Tested] = field(default_factory=list)
+    reason: str = ""  # why it is untestable, or not tested here at all
+
+    def because(self) -> str:
+        """What the verdict rests on, in a line or two."""
+        if self.reason:
+            return self.reason
+        parts = []
+        for t in sorted(self.tests, key=lambda t: t.verdict is Verdict.NOT_TESTED):  # what was tested first
+            where = f"{t.test.experiment} {t.test.metric}"
+            if t.verdict is Verdict.NOT_TESTED:
+                parts.append(f"{where}: {t.reason}")
+                continue
+            text = "; ".join(s.because for s in t.cases if s.verdict is not Verdict.NOT_TESTED)
+            extra = "".join(f" ({note})" for note in (t.stand_in, t.test.differs) if note)
+            parts.append(f"{where}: {text}{extra}")
+        return " | ".join(parts)
+
+
+def judge_all(index: Index, findings: list[Finding]) -> list[Judgement]:
+    return [judge(index, finding) for finding in findings]
+
+
+def judge(index: Index, finding: Finding) -> Judgement:
+    if finding.untestable:
+        return Judgement(finding, Verdict.UNTESTABLE, reason=finding.untestable)
+    if finding.not_here:
+        return Judgement(finding, Verdict.NOT_TESTED, reason=finding.not_here)
+    tests = [_tested(index, test) for test in finding.tests]
+    return Judgement(finding, combined([t.verdict for t in tests]), tests)
+
+
+def _tested(index: Index, test: Test) -> Tested:
+    if test.not_here:
+        return Tested(test, Verdict.NOT_TESTED, reason=test.not_here)
+    if test.kind not in index.kinds:
+        return Tested(test, Verdict.NOT_TESTED, reason=f"no `{KINDS[test.kind]}` run read: {_command(test)}")
+    cells = [
+        c
+        for c in index.cells(test.kind, test.experiment, test.metric, test.higher_is_better)
+        if test.matches(c.point) and "shared-cores" not in c.flags and (test.cpus is None or c.cpus in test.cpus)
+    ]
+    if not cells:
+        return Tested(test, Verdict.NOT_TESTED, reason=_unmeasured(index, test))
+    at_seed = [c for c in cells if test.seed_point and _within(test.seed_point, c.point)]
+    cells = at_seed or cells  # the seed's own point when it was measured; else every stand-in
+    cases = [_judged(label, test, case) for label, case in _cases(test, cells)]
+    points = sorted({json.dumps(c.point, sort_keys=True): c.point for c in cells}.values(), key=_natural)
+    stand_in = ""
+    if test.seed_point and not any(_within(test.seed_point, p) for p in points):
+        stand_in = f"at {', '.join(map(_label, points))}; the seed's point: {_label(test.seed_point)}"
+    verdict = combined([s.verdict for s in cases])
+    reason = "; ".join(s.because for s in cases) if verdict is Verdict.NOT_TESTED else ""
+    return Tested(test, verdict, cases, reason, stand_in)
+
+
+def _judged(label: str, test: Test, case: Case) -> Said:
+    try:
+        said = test.rule.judge(case)
+    except Missing as missing:
+        return Said(Verdict.NOT_TESTED, f"{label}: {missing}")
+    return Said(said.verdict, f"{label}: {said.because}")
+
+
+def _cases(test: Test, cells: list[Cell]) -> list[tuple[str, Case]]:
+    """The cells of a test as the cases its rule judges, each with a label."""
+    axis = test.rule.axis
+    grouped: dict[str, list[Cell]] = defaultdict(list)
+    for cell in cells:
+        if axis is None:
+            key = {**cell.point, "cpus": cell.cpus}
+        elif axis == "cpus":
+            key = dict(cell.point)
+        else:
+            key = {**{k: v for k, v in cell.point.items() if k != axis}, "cpus": cell.cpus}
+        grouped[json.dumps(key, sort_keys=True)].append(cell)
+    made = []
+    for key, group in sorted(grouped.items(), key=lambda item: _natural(json.loads(item[0]))):
+        where = json.loads(key)
+        cpus = where.get("cpus", 1)
+        series: dict[str, dict] = defaultdict(dict)
+        for c in group if axis is not None else []:
+            series[c.impl][c.cpus if axis == "cpus" else c.point[axis]] = c
+        case = Case(
+            test.higher_is_better,
+            cells={c.impl: c for c in group} if axis is None else {},
+            series=dict(series),
+            seed=_seed(test, cpus) if isinstance(test.rule, Published) else {},
+            cpus=cpus,
+        )
+        label = _label({k: v for k, v in where.items() if k != "cpus"})
+        made.append((f"{label} cpus={cpus}" if "cpus" in where else label, case))
+    return made
+
+
+def _seed(test: Test, cpus: int) -> dict[str, float]:
+    """The values the seed published of the test's metric at its point, for this budget (a value
+    without a budget stands for any)."""
+    seed = {}
+    for published in test.published:
+        if test.seed_point and not _within(published.point, test.seed_point):
+            continue
+        for entry in published.values:
+            if entry.get("cpus", cpus) == cpus:
+                seed[entry["impl"]] = float(entry["value"])
+    return seed
+
+
+def _natural(point: dict) -> list:
+    """Points in the order of their parameters' values, numbers as numbers."""
+    return [(name, order_key(value)) for name, value in sorted(point.items())]
+
+
+def _within(part: dict, whole: dict) -> bool:
+    return all(whole.get(k) == v for k, v in part.items())
+
+
+def _label(point: dict) -> str:
+    return " ".join(f"{k}={v}" for k, v in point.items()) or "every point"
+
+
+def _unmeasured(index: Index, test: Test) -> str:
+    """Why a test found nothing to judge in the runs read, and what would measure it."""
+    measured = [c for c in index.cells(test.kind, test.experiment, test.metric, test.higher_is_better)]
+    if not measured:
+        return f"{test.experiment} is not in the runs read: {_command(test)}"
+    if not any(test.matches(c.point) for c in measured):
+        suites = suites_measuring(test)
+        if not suites:
+            return f"no suite measures {_label(test.where)}"
+        return f"needs {_label(test.where)}, which the {suites[0]} suite measures: {_command(test, suites[0])}"
+    wanted = "every budget" if test.cpus is None else "cpus=" + ",".join(map(str, test.cpus))
+    have = sorted({c.cpus for c in measured if "shared-cores" not in c.flags})
+    engine = " and a core for the load engine" if test.kind != "micro" else ""
+    return (
+        f"needs {wanted} on cores of its own{engine}; measured at cpus={','.join(map(str, have)) or 'none'} "
+        f"here: {_command(test)} on a machine with the cores"
+    )
+
+
+def _command(test: Test, suite: str = "quick") -> str:
+    command = f"./{KINDS[test.kind]} {OPTION[test.kind]} {test.experiment}"
+    if suite != "quick":
+        command += f" --suite {suite}"
+    if test.cpus and test.cpus != (1,):
+        command += f" --cpus {','.join(map(str, test.cpus))}"
+    return f"`{command}`"

@@ -1,0 +1,526 @@
+"""The kinds of rule a finding's test states (spec/findings.md, "Rules"), each judging one case: the
+implementations' values at one point and budget, or, for a rule along an axis, their values along
+it. A rule agrees only where intervals separate in the claimed direction, disagrees only where they
+separate against it, and otherwise finds no difference."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Protocol
+
+from arena.findings.values import Cell, Value, separated
+from arena.findings.verdict import Said, Verdict, combined
+from arena.measured.stats import Summary, ratio
+
+
+class Missing(Exception):
+    """A case lacks what its rule needs: an implementation, a repetition, a point of the axis."""
+
+
+@dataclass(frozen=True)
+class Case:
+    """What one case of a test measured: each implementation's cell at one point and budget, or
+    (`series`) each one's cells along the rule's axis; and the seed's values of the metric there."""
+
+    higher_is_better: bool
+    cells: dict[str, Cell] = field(default_factory=dict)
+    series: dict[str, dict[Any, Cell]] = field(default_factory=dict)
+    seed: dict[str, float] = field(default_factory=dict)
+    cpus: int = 1
+
+    def value(self, impl: str, cell: Cell | None = None) -> Value:
+        cell = cell if cell is not None else self.cells.get(impl)
+        if cell is None:
+            raise Missing(f"no measurement of {impl}")
+        if cell.value is None:
+            raise Missing(f"{impl}: no repetition counted ({cell.failed} of {cell.repetitions} failed)")
+        if cell.value.n < 2 and not cell.value.bounded:
+            raise Missing(f"{impl}: one repetition, no interval (run with --repeat 3)")
+        return cell.value
+
+    def along(self, impl: str) -> list[tuple[Any, Value]]:
+        cells = self.series.get(impl)
+        if not cells or len(cells) < 2:
+            raise Missing(f"{impl}: fewer than two points along the axis")
+        return [(x, self.value(impl, cells[x])) for x in sorted(cells, key=order_key)]
+
+    def versus(self, a: str, b: str) -> int:
+        return separated(self.value(a), self.value(b), self.higher_is_better)
+
+
+def order_key(x: Any) -> tuple:
+    """A parameter's values in order: numbers as numbers, then names (spawn's 'max')."""
+    return (0, x, "") if isinstance(x, int | float) else (1, 0, str(x))
+
+
+class Rule(Protocol):
+    axis: str | None  # None: a rule over the implementations at one point
+
+    @classmethod
+    def parse(cls, entry: dict) -> Rule: ...
+
+    def impls(self) -> list[str]: ...
+
+    def judge(self, case: Case) -> Said: ...
+
+
+def _pairs(case: Case, pairs: list[tuple[str, str]], claim: str) -> Said:
+    """Each pair (better, worse) as claimed: agrees when every pair separates that way."""
+    outcomes = [case.versus(a, b) for a, b in pairs]
+    shown = ", ".join(f"{impl} {case.value(impl).show()}" for impl in dict.fromkeys(i for p in pairs for i in p))
+    if -1 in outcomes:
+        against = [f"{b} above {a}" for (a, b), o in zip(pairs, outcomes, strict=True) if o == -1]
+        return Said(Verdict.DISAGREES, f"{shown}: {', '.join(against)}, against {claim}")
+    if all(o == 1 for o in outcomes):
+        return Said(Verdict.AGREES, f"{shown}: {claim}")
+    return Said(Verdict.NO_DIFFERENCE, f"{shown}: intervals overlap")
+
+
+@dataclass(frozen=True)
+class Order:
+    """`order = [A, B, C]`: A better than B, B better than C."""
+
+    order: list[str]
+    axis: ClassVar[None] = None
+
+    @classmethod
+    def parse(cls, entry: dict) -> Order:
+        return cls(list(entry["order"]))
+
+    def impls(self) -> list[str]:
+        return self.order
+
+    def judge(self, case: Case) -> Said:
+        return _pairs(case, list(itertools.pairwise(self.order)), " > ".join(self.order))
+
+
+@dataclass(frozen=True)
+class Best:
+    """`best = A, among = [B, C]`: A better than each of them."""
+
+    best: str
+    among: list[str]
+    axis: ClassVar[None] = None
+
+    @classmethod
+    def parse(cls, entry: dict) -> Best:
+        return cls(entry["best"], list(entry["among"]))
+
+    def impls(self) -> list[str]:
+        return [self.best, *self.among]
+
+    def judge(self, case: Case) -> Said:
+        return _pairs(case, [(self.best, other) for other in self.among], f"{self.best} best")
+
+
+@dataclass(frozen=True)
+class Worst:
+    """`worst = A, among = [B, C]`: each of them better than A."""
+
+    worst: str
+    among: list[str]
+    axis: ClassVar[None] = None
+
+    @classmethod
+    def parse(cls, entry: dict) -> Worst:
+        return cls(entry["worst"], list(entry["among"]))
+
+    def impls(self) -> list[str]:
+        return [self.worst, *self.among]
+
+    def judge(self, case: Case) -> Said:
+        return _pairs(case, [(other, self.worst) for other in self.among], f"{self.worst} worst")
+
+
+def _band(values: dict[str, Value], within: float, claim: str) -> Said:
+    """Values as close as `within` (a share of the lowest): agrees when their medians are; disagrees
+    when even the nearest ends of their intervals are further apart."""
+    shown = ", ".join(f"{impl} {v.show()}" for impl, v in values.items())
+    medians = [v.median for v in values.values()]
+    if min(medians) > 0 and max(medians) <= (1 + within) * min(medians):
+        return Said(Verdict.AGREES, f"{shown}: within {within:.0%}, {claim}")
+    nearest = min(v.high for v in values.values()), max(v.low for v in values.values())
+    if nearest[0] > 0 and nearest[1] > (1 + within) * nearest[0]:
+        return Said(Verdict.DISAGREES, f"{shown}: more than {within:.0%} apart, against {claim}")
+    return Said(Verdict.NO_DIFFERENCE, f"{shown}: the intervals do not tell whether within {within:.0%}")
+
+
+@dataclass(frozen=True)
+class Similar:
+    """`similar = [A, B], within = 0.25`: their values within 25% of each other."""
+
+    similar: list[str]
+    within: float
+    axis: ClassVar[None] = None
+
+    @classmethod
+    def parse(cls, entry: dict) -> Similar:
+        return cls(list(entry["similar"]), float(entry["within"]))
+
+    def impls(self) -> list[str]:
+        return self.similar
+
+    def judge(self, case: Case) -> Said:
+        return _band({impl: case.value(impl) for impl in self.similar}, self.within, "similar")
+
+
+@dataclass(frozen=True)
+class Ratio:
+    """`ratio = A, over = [B, C], low = 2, high = 5`: A's value 2 to 5 times each of theirs."""
+
+    ratio: str
+    over: list[str]
+    low: float
+    high: float
+    axis: ClassVar[None] = None
+
+    @classmethod
+    def parse(cls, entry: dict) -> Ratio:
+        return cls(entry["ratio"], list(entry["over"]), float(entry["low"]), float(entry["high"]))
+
+    def impls(self) -> list[str]:
+        return [self.ratio, *self.over]
+
+    def judge(self, case: Case) -> Said:
+        said = []
+        for other in self.over:
+            r = ratio(_summary(case.value(other)), _summary(case.value(self.ratio)))
+            if r is None or r.low is None:
+                raise Missing(f"{self.ratio} over {other}: no ratio with an interval")
+            shown = f"{self.ratio}/{other} {r.value:.2f} [{r.low:.2f}, {r.high:.2f}]"
+            if self.low <= r.value <= self.high:
+                said.append(Said(Verdict.AGREES, shown))
+            elif r.high < self.low or r.low > self.high:
+                said.append(Said(Verdict.DISAGREES, shown))
+            else:
+                said.append(Said(Verdict.NO_DIFFERENCE, shown))
+        return _all(said, f"{self.low:g}-{self.high:g} times")
+
+
+def _summary(v: Value) -> Summary:
+    return Summary(v.n, v.median, v.median, v.low, v.high, None)
+
+
+def _all(said: list[Said], claim: str) -> Said:
+    return Said(combined([s.verdict for s in said]), "; ".join(s.because for s in said) + f" (claimed: {claim})")
+
+
+@dataclass(frozen=True)
+class Published:
+    """`published = 0.05`: within 5% of the value the seed published at its point and budget."""
+
+    published: float
+    axis: ClassVar[None] = None
+
+    @classmethod
+    def parse(cls, entry: dict) -> Published:
+        return cls(float(entry["published"]))
+
+    def impls(self) -> list[str]:
+        return []  # those the seed published a value of
+
+    def judge(self, case: Case) -> Said:
+        if not case.seed:
+            raise Missing("the seed published no value at this budget")
+        said = []
+        for impl, seed in case.seed.items():
+            v = case.value(impl)
+            low, high = seed * (1 - self.published), seed * (1 + self.published)
+            shown = f"{impl} {v.show()} against the seed's {seed:g}"
+            if low <= v.median <= high:
+                said.append(Said(Verdict.AGREES, shown))
+            elif v.high < low or v.low > high:
+                said.append(Said(Verdict.DISAGREES, shown))
+            else:
+                said.append(Said(Verdict.NO_DIFFERENCE, shown))
+        return _all(said, f"within {self.published:.0%}")
+
+
+@dataclass(frozen=True)
+class AtLeast:
+    """`at_least = 2200, impls = [A, B]`: each one's value at least that."""
+
+    at_least: float
+    of: list[str]
+    axis: ClassVar[None] = None
+
+    @classmethod
+    def parse(cls, entry: dict) -> AtLeast:
+        return cls(float(entry["at_least"]), list(entry["impls"]))
+
+    def impls(self) -> list[str]:
+        return self.of
+
+    def judge(self, case: Case) -> Said:
+        said = []
+        for impl in self.of:
+            v = case.value(impl)
+            shown = f"{impl} {v.show()}"
+            verdict = (
+                Verdict.AGREES
+                if v.low >= self.at_least
+                else Verdict.DISAGREES
+                if v.high < self.at_least
+                else Verdict.NO_DIFFERENCE
+            )
+            said.append(Said(verdict, shown))
+        return _all(said, f"at least {self.at_least:g}")
+
+
+@dataclass(frozen=True)
+class Fails:
+    """`fails = [A], completes = [B]`: every repetition of A failed, none of B did."""
+
+    fails: list[str]
+    completes: list[str]
+    axis: ClassVar[None] = None
+
+    @classmethod
+    def parse(cls, entry: dict) -> Fails:
+        return cls(list(entry.get("fails", [])), list(entry.get("completes", [])))
+
+    def impls(self) -> list[str]:
+        return [*self.fails, *self.completes]
+
+    def judge(self, case: Case) -> Said:
+        said = []
+        for impl in self.impls():
+            cell = case.cells.get(impl)
+            if cell is None:
+                raise Missing(f"no measurement of {impl}")
+            expected_to_fail = impl in self.fails
+            failed_all = cell.failed == cell.repetitions
+            failed_none = cell.failed == 0
+            shown = f"{impl} failed {cell.failed} of {cell.repetitions}"
+            if (expected_to_fail and failed_all) or (not expected_to_fail and failed_none):
+                said.append(Said(Verdict.AGREES, shown))
+            elif (expected_to_fail and failed_none) or (not expected_to_fail and failed_all):
+                said.append(Said(Verdict.DISAGREES, shown))
+            else:
+                said.append(Said(Verdict.NO_DIFFERENCE, shown))
+        return _all(said, f"{', '.join(self.fails)} fail; {', '.join(self.completes)} complete")
+
+
+def _at(axis_value: Any, case: Case) -> Any:
+    """An axis position a rule names: a number, or "cpus", the case's own budget."""
+    return case.cpus if axis_value == "cpus" else axis_value
+
+
+def _series_shown(impl: str, axis: str, points: list[tuple[Any, Value]]) -> str:
+    return f"{impl} " + ", ".join(f"{axis}={x}: {v.show()}" for x, v in points)
+
+
+@dataclass(frozen=True)
+class Peaks:
+    """`peaks = [A], axis = "pairs", at = "cpus"`: A's best value where the axis equals `at`."""
+
+    peaks: list[str]
+    axis: str
+    at: Any
+
+    @classmethod
+    def parse(cls, entry: dict) -> Peaks:
+        return cls(list(entry["peaks"]), entry["axis"], entry["at"])
+
+    def impls(self) -> list[str]:
+        return self.peaks
+
+    def judge(self, case: Case) -> Said:
+        said = []
+        at = _at(self.at, case)
+        for impl in self.peaks:
+            points = case.along(impl)
+            peak = dict(points).get(at)
+            if peak is None:
+                raise Missing(f"{impl}: no point at {self.axis}={at}")
+            others = [(x, separated(peak, v, case.higher_is_better)) for x, v in points if x != at]
+            shown = _series_shown(impl, self.axis, points)
+            if any(o == -1 for _, o in others):
+                said.append(Said(Verdict.DISAGREES, shown))
+            elif all(o == 1 for _, o in others):
+                said.append(Said(Verdict.AGREES, shown))
+            else:
+                said.append(Said(Verdict.NO_DIFFERENCE, shown))
+        return _all(said, f"the best at {self.axis}={at}")
+
+
+def _trend(case: Case, impls: list[str], axis: str, pick: Callable, claim: str, improves: bool) -> Said:
+    """Each implementation's value at two ends the rule picks along the axis: the later one better
+    (`improves`) or worse than the earlier, beyond both intervals."""
+    said = []
+    for impl in impls:
+        points = case.along(impl)
+        first, last = pick(points)
+        outcome = separated(last[1], first[1], case.higher_is_better) * (1 if improves else -1)
+        shown = f"{impl} {axis}={first[0]}: {first[1].show()}, {axis}={last[0]}: {last[1].show()}"
+        verdict = {1: Verdict.AGREES, -1: Verdict.DISAGREES, 0: Verdict.NO_DIFFERENCE}[outcome]
+        said.append(Said(verdict, shown))
+    return _all(said, claim)
+
+
+@dataclass(frozen=True)
+class Improves:
+    """`improves = [A], axis = "pairs", upto = 64`: A better at the last point up to 64 than at the first."""
+
+    improves: list[str]
+    axis: str
+    upto: float = math.inf
+
+    @classmethod
+    def parse(cls, entry: dict) -> Improves:
+        return cls(list(entry["improves"]), entry["axis"], float(entry.get("upto", math.inf)))
+
+    def impls(self) -> list[str]:
+        return self.improves
+
+    def judge(self, case: Case) -> Said:
+        def ends(points: list) -> tuple:
+            within = [p for p in points if order_key(p[0]) <= order_key(self.upto)]
+            if len(within) < 2:
+                raise Missing(f"fewer than two points up to {self.axis}={self.upto:g}")
+            return within[0], within[-1]
+
+        return _trend(case, self.improves, self.axis, ends, f"better as {self.axis} grows", True)
+
+
+@dataclass(frozen=True)
+class Worsens:
+    """`worsens = [A], axis = "cpus", from = "cpus"`: A worse at the last point than at `from` (the first)."""
+
+    worsens: list[str]
+    axis: str
+    start: Any = None
+
+    @classmethod
+    def parse(cls, entry: dict) -> Worsens:
+        return cls(list(entry["worsens"]), entry["axis"], entry.get("from"))
+
+    def impls(self) -> list[str]:
+        return self.worsens
+
+    def judge(self, case: Case) -> Said:
+        def ends(points: list) -> tuple:
+            start = _at(self.start, case) if self.start is not None else points[0][0]
+            after = [p for p in points if order_key(p[0]) >= order_key(start)]
+            if len(after) < 2 or after[0][0] != start:
+                raise Missing(f"no point at {self.axis}={start} with one beyond it")
+            return after[0], after[-1]
+
+        return _trend(case, self.worsens, self.axis, ends, f"worse as {self.axis} grows", False)
+
+
+@dataclass(frozen=True)
+class Flat:
+    """`flat = [A], axis = "cpus", within = 0.15`: A's values along the axis within 15% of each other."""
+
+    flat: list[str]
+    axis: str
+    within: float
+
+    @classmethod
+    def parse(cls, entry: dict) -> Flat:
+        return cls(list(entry["flat"]), entry["axis"], float(entry["within"]))
+
+    def impls(self) -> list[str]:
+        return self.flat
+
+    def judge(self, case: Case) -> Said:
+        said = [
+            _band({f"{impl} {self.axis}={x}": v for x, v in case.along(impl)}, self.within, "flat")
+            for impl in self.flat
+        ]
+        return _all(said, f"flat along {self.axis}")
+
+
+@dataclass(frozen=True)
+class Smooth:
+    """`smooth = [A], axis = "procs", within = 2.0`: from each point to the next, A's value grows
+    at most 2 times."""
+
+    smooth: list[str]
+    axis: str
+    within: float
+
+    @classmethod
+    def parse(cls, entry: dict) -> Smooth:
+        return cls(list(entry["smooth"]), entry["axis"], float(entry["within"]))
+
+    def impls(self) -> list[str]:
+        return self.smooth
+
+    def judge(self, case: Case) -> Said:
+        said = []
+        for impl in self.smooth:
+            points = case.along(impl)
+            steps = list(itertools.pairwise(points))
+            shown = _series_shown(impl, self.axis, points)
+            if all(b[1].median <= self.within * a[1].median for a, b in steps):
+                said.append(Said(Verdict.AGREES, shown))
+            elif any(b[1].low > self.within * a[1].high for a, b in steps):
+                said.append(Said(Verdict.DISAGREES, shown))
+            else:
+                said.append(Said(Verdict.NO_DIFFERENCE, shown))
+        return _all(said, f"never more than {self.within:g} times from one {self.axis} to the next")
+
+
+@dataclass(frozen=True)
+class Jumps:
+    """`jumps = A, others = [B], axis = "procs", from = 10000, to = 20000`: A's value grows more from
+    one point to the other than each of theirs."""
+
+    jumps: str
+    others: list[str]
+    axis: str
+    start: Any
+    end: Any
+
+    @classmethod
+    def parse(cls, entry: dict) -> Jumps:
+        return cls(entry["jumps"], list(entry["others"]), entry["axis"], entry["from"], entry["to"])
+
+    def impls(self) -> list[str]:
+        return [self.jumps, *self.others]
+
+    def growth(self, case: Case, impl: str) -> tuple[float, float, float]:
+        points = dict(case.along(impl))
+        if self.start not in points or self.end not in points:
+            raise Missing(f"{impl}: no points at {self.axis}={self.start} and {self.end}")
+        r = ratio(_summary(points[self.start]), _summary(points[self.end]))
+        if r is None or r.low is None:
+            raise Missing(f"{impl}: no growth with an interval")
+        return r.value, r.low, r.high
+
+    def judge(self, case: Case) -> Said:
+        mine = self.growth(case, self.jumps)
+        said = []
+        for other in self.others:
+            theirs = self.growth(case, other)
+            shown = f"{self.jumps} x{mine[0]:.2f} [{mine[1]:.2f}, {mine[2]:.2f}], {other} x{theirs[0]:.2f}"
+            if mine[1] > theirs[2]:
+                said.append(Said(Verdict.AGREES, shown))
+            elif mine[2] < theirs[1]:
+                said.append(Said(Verdict.DISAGREES, shown))
+            else:
+                said.append(Said(Verdict.NO_DIFFERENCE, shown))
+        return _all(said, f"{self.jumps} grows most from {self.axis}={self.start} to {self.end}")
+
+
+RULES: dict[str, type] = {
+    "order": Order,
+    "best": Best,
+    "worst": Worst,
+    "similar": Similar,
+    "ratio": Ratio,
+    "published": Published,
+    "at_least": AtLeast,
+    "fails": Fails,
+    "peaks": Peaks,
+    "improves": Improves,
+    "worsens": Worsens,
+    "flat": Flat,
+    "smooth": Smooth,
+    "jumps": Jumps,
+}

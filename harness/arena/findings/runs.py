@@ -1,0 +1,29 @@
+"""The stored runs a ledger of verdicts reads: those named, or the newest of each kind (`arena run`,
+`arena micro`, `arena capacity`); where two runs measured the same point, the newer one's."""
+
+from __future__ import annotations
+
+from arena.measured.measurement import Measurement
+from arena.measured.store import Run, Store
+
+
+def newest_of_each_kind(store: Store) -> list[Run]:
+    """The newest run of each kind that holds a measurement."""
+    found: dict[str, Run] = {}
+    for run, measured, _ in store.runs():  # newest first
+        if measured:
+            found.setdefault(run.kind, run)
+    return list(found.values())
+
+
+def measurements(store: Store, runs: list[Run]) -> list[Measurement]:
+    """Every measurement of the runs, each point (kind, experiment, implementation, point, budget)
+    from the newest run that measured it: repetitions of two runs are never mixed."""
+    taken: dict[tuple, int] = {}
+    kept = []
+    for run in sorted(runs, key=lambda r: r.started, reverse=True):
+        for m in store.measurements(run.id):
+            key = (m.kind, m.experiment, m.impl, m.point, m.cpus)
+            if taken.setdefault(key, run.id) == run.id:
+                kept.append(m)
+    return kept
