@@ -38,11 +38,14 @@ def shown(section) -> list[list[str]]:
 def test_table_shows_median_interval_flags_and_the_seeds_number():
     (scenario,) = scenarios.load(["blog-ab"])
     section = tables.section(scenario, [blog("node", 470, 0), blog("node", 480, 1, ["engine-bound"])])
-    ours, seed = shown(section)
+    ours, *seeds = shown(section)
     assert ours[:4] == ["node", "1", "requests=10000", "475.0 ±63.5"]  # t(1) = 12.706 times the standard error 5
     assert ours[-1] == "engine-bound"
-    assert seed[:4] == ["node (seed)", "1", "requests=10000", "468.85"] and "2017" in seed
-    assert section.table.rows[1].seed and not section.table.rows[0].seed
+    (seed,) = [row for row in seeds if row[1] == "1"]
+    assert seed[:4] == ["node (seed)", "1", "requests=10000", "468.85"] and "213.286" in seed and "2017" in seed
+    (cluster,) = [row for row in seeds if row[1] == "-"]  # the blog gives no core count for its cluster
+    assert cluster[:4] == ["node (seed)", "-", "requests=10000", "474.5"] and "88" in cluster
+    assert all(row.seed for row in section.table.rows[1:]) and not section.table.rows[0].seed
     assert any("ab -c 100" in note for note in section.notes)
 
 
