@@ -13,8 +13,9 @@ from arena import lifecycle
 from arena.capacity.workloads import load as capacity_workloads
 from arena.cli import main as cli
 from arena.findings import catalog, rules
-from arena.findings.judge import judge
+from arena.findings.judge import judge, judge_all
 from arena.findings.rules import Case, Missing
+from arena.findings.section import section
 from arena.findings.values import Cell, Index, Value
 from arena.findings.verdict import Verdict
 from arena.impls.catalog import SPEC
@@ -137,6 +138,16 @@ def test_swapping_two_implementations_flips_the_verdicts_that_compare_them():
     # its other test needs `arena run`, which was not read: said, with the command that would run it
     (http,) = [t for t in agreed.tests if t.test.kind == "http"]
     assert http.verdict is Verdict.NOT_TESTED and "`./arena run --scenario thesis-userinfo`" in http.reason
+
+
+def test_the_evidence_of_a_verdict_is_drawn_folded_under_the_table():
+    measured = Index(edges({"go": GO, "elixir": ELIXIR, "node": NODE}))
+    judged = judge_all(measured, [finding("T-Fig4-a"), finding("T-6-d")])
+    made = section(judged, ["c1"])
+    (chart,) = made.charts  # the untestable finding and the test not made draw nothing
+    assert chart.folded and chart.categories == ["elixir", "go", "node"] and "T-Fig4-a (agrees)" in chart.title
+    (bars,) = chart.series
+    assert [v.y for v in bars.values] == [14300.0, 23500.0, 2050.0] and all(v.low < v.y < v.high for v in bars.values)
 
 
 def test_overlapping_intervals_give_no_difference_and_a_missing_implementation_is_not_tested():

@@ -32,10 +32,12 @@ def report_of(measurements) -> Report:
 def test_charts_hold_the_tables_numbers_and_the_histograms_percentiles(fake_measurements):
     section = report_of(fake_measurements).sections[0]
     first = section.charts[0]
-    assert first.kind == BAR and first.categories == ["cpus=1 requests=300"]
+    # Runtimes named on the axis, each with its own bar; the seed's beside ours, paler.
+    assert first.kind == BAR and first.categories == ["fake", "fake (seed)"] and first.x_label == "runtime"
     ours, seed = first.series
     assert (ours.label, seed.label, seed.seed) == ("fake", "fake (seed)", True)
-    assert seed.values[0].y == 1234.5
+    assert seed.values == [None, seed.values[1]] and seed.values[1].y == 1234.5
+    assert not first.folded and all(c.folded for c in section.charts if c.kind == BAR and c is not first)
     cell = section.table.rows[0].cells[3]  # the first metric, req/s
     assert ours.values[0].y == pytest.approx(cell.summary.median)
     assert (ours.values[0].low, ours.values[0].high) == pytest.approx((cell.summary.ci_low, cell.summary.ci_high))
@@ -67,6 +69,10 @@ def test_the_report_draws_every_chart_offline_in_chromium(fake_measurements, tmp
         page.goto(page_file.as_uri())
         page.wait_for_function("document.body.dataset.chartsDrawn !== undefined")
         drawn = int(page.evaluate("document.body.dataset.chartsDrawn"))
+        folded = page.evaluate("document.querySelectorAll('details:not([open]) canvas[data-chart]').length")
+        # One click opens what is folded, and its charts draw then: open them all.
+        page.evaluate("document.querySelectorAll('details').forEach((d) => { d.open = true; })")
+        page.wait_for_timeout(500)
         # A drawn chart has coloured pixels: count the canvases that have some.
         painted = page.evaluate(
             """() => [...document.querySelectorAll('canvas[data-chart]')].filter((c) => {
@@ -80,6 +86,6 @@ def test_the_report_draws_every_chart_offline_in_chromium(fake_measurements, tmp
 
     assert errors == []
     assert requests == [page_file.as_uri()]
-    assert drawn == expected == painted > 0
+    assert drawn == expected == painted > 0 and folded > 0
     policy = json.dumps(html.policy(["x"], ["y"]))
     assert "default-src 'none'" in policy and "connect-src" not in policy

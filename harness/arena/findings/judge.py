@@ -26,6 +26,7 @@ class Tested:
     cases: list[Said] = field(default_factory=list)
     reason: str = ""  # why not tested, with the command that would test it
     stand_in: str = ""  # the points it rests on when the seed's is not among them
+    evidence: list[tuple[str, Case]] = field(default_factory=list)  # each case judged, by its label
 
 
 @dataclass(frozen=True)
@@ -78,14 +79,15 @@ def _tested(index: Index, test: Test) -> Tested:
         return Tested(test, Verdict.NOT_TESTED, reason=_unmeasured(index, test))
     at_seed = [c for c in cells if test.seed_point and _within(test.seed_point, c.point)]
     cells = at_seed or cells  # the seed's own point when it was measured; else every stand-in
-    cases = [_judged(label, test, case) for label, case in _cases(test, cells)]
+    evidence = _cases(test, cells)
+    cases = [_judged(label, test, case) for label, case in evidence]
     points = sorted({json.dumps(c.point, sort_keys=True): c.point for c in cells}.values(), key=_natural)
     stand_in = ""
     if test.seed_point and not any(_within(test.seed_point, p) for p in points):
         stand_in = f"at {', '.join(map(_label, points))}; the seed's point: {_label(test.seed_point)}"
     verdict = combined([s.verdict for s in cases])
     reason = "; ".join(s.because for s in cases) if verdict is Verdict.NOT_TESTED else ""
-    return Tested(test, verdict, cases, reason, stand_in)
+    return Tested(test, verdict, cases, reason, stand_in, evidence)
 
 
 def _judged(label: str, test: Test, case: Case) -> Said:

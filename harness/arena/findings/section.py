@@ -3,14 +3,25 @@ the terminal, summary.md, report.html and the dashboard — and as the export's 
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 
-from arena.findings.judge import Judgement
+from arena.findings.judge import Judgement, Tested
+from arena.findings.rules import order_key
+from arena.findings.values import Value
 from arena.findings.verdict import Verdict
+from arena.report import charts
 from arena.report.tables import Cell, Column, Row, Section, Table
 
 HEADING = "Findings of the seed studies"
 ORDER = list(Verdict)
+TONE = {
+    Verdict.AGREES: "good",
+    Verdict.DISAGREES: "bad",
+    Verdict.NO_DIFFERENCE: "even",
+    Verdict.NOT_TESTED: "muted",
+    Verdict.UNTESTABLE: "muted",
+}
 
 
 def counts(judgements: list[Judgement]) -> str:
@@ -29,7 +40,15 @@ def section(judgements: list[Judgement], runs: list[str]) -> Section:
         Column("source", essential=False),
     ]
     rows = [
-        Row([Cell(text) for text in (j.finding.id, j.verdict, j.because(), j.finding.quote, j.finding.source)])
+        Row(
+            [
+                Cell(j.finding.id),
+                Cell(j.verdict, tone=TONE[j.verdict]),
+                Cell(j.because()),
+                Cell(j.finding.quote),
+                Cell(j.finding.source),
+            ]
+        )
         for j in judgements
     ]
     read = ", ".join(runs) if runs else "no run"
@@ -39,7 +58,47 @@ def section(judgements: list[Judgement], runs: list[str]) -> Section:
         "no difference measured: they overlap somewhere; not tested: with the reason and the command "
         "that would test it; untestable: no measurement can test it.",
     ]
-    return Section(HEADING, Table(columns, rows, flags=False), notes=notes)
+    drawn = [chart for j in judgements for t in j.tests for chart in _evidence(j, t)]
+    return Section(HEADING, Table(columns, rows, flags=False), notes=notes, charts=drawn)
+
+
+def _evidence(j: Judgement, t: Tested) -> list[charts.Chart]:
+    """The values a test's verdict rests on, folded under the table: bars of each runtime at each
+    case (and the seed's value, where the rule compares with it), or lines along the rule's axis."""
+    judged = [case for _, case in t.evidence if case.cells or case.series]
+    if t.verdict in (Verdict.NOT_TESTED, Verdict.UNTESTABLE) or not judged:
+        return []
+    title = f"{j.finding.id} ({j.verdict}): {t.test.experiment}, {t.test.metric}"
+    if t.test.rule.axis is None:
+        impls = sorted({impl for case in judged for impl in case.cells})
+        series = [
+            charts.Series(label, [_point(case.cells[i].value) if i in case.cells else None for i in impls])
+            for label, case in t.evidence
+        ]
+        seeds = [case.seed for case in judged if case.seed]
+        if seeds:
+            series.append(charts.Series("seed", [_seed(seeds[0].get(i)) for i in impls], seed=True))
+        return [charts.Chart(title, charts.BAR, "runtime", t.test.metric, series, impls, folded=True)]
+    lines = []
+    for label, case in t.evidence:
+        for impl, cells in sorted(case.series.items()):
+            xs = sorted((x for x in cells if isinstance(x, int | float)), key=order_key)
+            lines.append(
+                charts.Series(f"{impl} {label}".strip(), [_point(cells[x].value) for x in xs], [float(x) for x in xs])
+            )
+    return [charts.Chart(title, charts.LINE, t.test.rule.axis, t.test.metric, lines, x_scale=charts.LOG, folded=True)]
+
+
+def _point(value: Value | None) -> charts.Value | None:
+    """A value as a chart draws it: an interval open on one side (engine-bound) has no whisker there."""
+    if value is None:
+        return None
+    finite = [b if math.isfinite(b) else None for b in (value.low, value.high)]
+    return charts.Value(value.median, *finite)
+
+
+def _seed(value: float | None) -> charts.Value | None:
+    return charts.Value(value) if value is not None else None
 
 
 def exported(judgements: list[Judgement]) -> list[dict]:

@@ -50,6 +50,7 @@ class Chart:
     x_scale: str = CATEGORY
     y_scale: str = LINEAR
     note: str = ""  # a line under the chart: what differs between ours and the seed's, ...
+    folded: bool = False  # drawn under "more charts", one click open: a detail, not the answer
 
     def __post_init__(self) -> None:
         for s in self.series:

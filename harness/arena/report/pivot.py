@@ -31,6 +31,7 @@ def bars(
     x_label: str,
     y_scale: str = LINEAR,
     note: str = "",
+    folded: bool = False,
 ) -> Chart | None:
     """Column `column` of `table` as grouped bars: a series per distinct text in column
     `series_of` (the implementation), a category per distinct `category_of` a row's cells (its
@@ -50,7 +51,7 @@ def bars(
     if not series:
         return None
     made = [Series(label, [found.get(c) for c in categories], seed=label in seeds) for label, found in series.items()]
-    return Chart(title, BAR, x_label, y_label, made, categories, y_scale=y_scale, note=note)
+    return Chart(title, BAR, x_label, y_label, made, categories, y_scale=y_scale, note=note, folded=folded)
 
 
 def scale_for(numbers: list[float]) -> str:

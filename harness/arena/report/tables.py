@@ -46,6 +46,9 @@ class Cell:
     scale: float = 1.0
     digits: int = 0
     suffix: str = ""
+    # How a verdict reads, for the renderers that colour it: "good" (for a claim), "bad" (against),
+    # "even" (undecided), "muted" (nothing to say); "" for an ordinary cell.
+    tone: str = ""
 
     @staticmethod
     def value(summary: Summary, scale: float = 1.0, digits: int = 0, suffix: str = "") -> Cell:

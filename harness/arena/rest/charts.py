@@ -78,9 +78,11 @@ def percentile_chart(point: str, series: list[Series], note: str = "") -> Chart:
     return Chart(title, LINE, "percentile", "latency ms", series, x_scale=PERCENTILE, y_scale=LOG, note=note)
 
 
-# What a timeline shows: from a warm-up slice, and from a measured second.
+# What a timeline shows: from a warm-up slice, and from a measured second. Throughput is drawn
+# open; the others are folded under it.
+THROUGHPUT = "successful requests per second"
 TIMELINES = {
-    "successful requests per second": (
+    THROUGHPUT: (
         lambda s: s["ok_rps"],
         lambda t: t["ok"],
     ),
@@ -121,6 +123,7 @@ def timelines(experiment: str, measurements: list[Measurement]) -> list[Chart]:
                     x_scale=LINEAR,
                     y_scale=y_scale,
                     note=note,
+                    folded=metric != THROUGHPUT,
                 )
             )
     return charts

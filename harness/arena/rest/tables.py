@@ -259,11 +259,19 @@ def _category(cells: list[Cell]) -> str:
 
 def _bar_charts(scenario: Scenario, table: Table, columns: list[str]) -> list[Chart]:
     """The first column and every metric the seed published, as the seed's figures drew them (our
-    bars with their intervals beside the seed's), then the point's ceiling share and cost."""
+    bars with their intervals beside the seed's), then the point's ceiling share and cost: all but
+    the first folded."""
     seeded = {p.metric for p in scenario.published}
     shown = [c for c in columns if c == columns[0] or c in seeded] + [c for c in CHARTED if c in columns]
+    # Runtimes are named on the axis, each with its own bar: alone when every row of ours is at one
+    # budget and point, else beside it.
+    one_place = len({_category(row.cells) for row in table.rows if not row.seed}) <= 1
+
+    def place(cells: list[Cell]) -> str:
+        return cells[0].show() if one_place else f"{cells[0].show()} · {_category(cells)}"
+
     made = []
-    for column in dict.fromkeys(shown):
+    for i, column in enumerate(dict.fromkeys(shown)):
         header = METRICS.get(column, (column, 1, 1))[0]
         tables = "; ".join(dict.fromkeys(p.table for p in scenario.published if p.metric == column))
         note = f"(seed): {scenario.source}, {tables}" if tables else ""
@@ -271,11 +279,12 @@ def _bar_charts(scenario: Scenario, table: Table, columns: list[str]) -> list[Ch
             table,
             LABELS + columns.index(column),
             0,
-            _category,
+            place,
             f"{scenario.id}: {header}",
             header,
-            "core budget and point",
+            "runtime" if one_place else "runtime · core budget and point",
             note=note,
+            folded=i > 0,  # the first column answers the experiment's question; the rest are its details
         )
         made += [chart] if chart else []
     return made

@@ -75,10 +75,12 @@ def report(r: Report) -> str:
     """The report's page; raises ArenaError when the charting library cannot be had."""
     sections = [*r.sections, *r.appendix]
     charts = [chart for section in sections for chart in section.charts]
-    # Each section with its charts' places in the embedded list (a canvas names its chart by it).
+    # Each section with its charts' places in the embedded list (a canvas names its chart by it):
+    # those that answer its question, then those folded under "more charts".
     numbered, first = [], 0
     for section in sections:
-        numbered.append((section, list(range(first, first + len(section.charts)))))
+        places = list(range(first, first + len(section.charts)))
+        numbered.append((section, [i for i in places if not charts[i].folded], [i for i in places if charts[i].folded]))
         first += len(section.charts)
     own = [(vendor.WEB / name).read_text(encoding="utf-8") for name in ("report.js", "arena.css")]
     return page(

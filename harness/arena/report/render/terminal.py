@@ -10,10 +10,12 @@ from __future__ import annotations
 from rich import box
 from rich.console import Console
 from rich.table import Table as RichTable
+from rich.text import Text
 
 from arena.report.tables import Report, Table
 
 UNBOUNDED = 100_000
+TONE_STYLES = {"good": "green", "bad": "bold red", "even": "yellow", "muted": "dim"}
 
 
 def _rich(t: Table, keep: list[int]) -> RichTable:
@@ -24,8 +26,8 @@ def _rich(t: Table, keep: list[int]) -> RichTable:
     if t.flags:
         shown.add_column("flags", overflow="fold")
     for row in t.rows:
-        cells = [row.cells[i].show() for i in keep] + ([", ".join(row.flags)] if t.flags else [])
-        shown.add_row(*cells, style="dim" if row.seed else None)
+        cells = [Text(row.cells[i].show(), style=TONE_STYLES.get(row.cells[i].tone, "")) for i in keep]
+        shown.add_row(*cells, *([", ".join(row.flags)] if t.flags else []), style="dim" if row.seed else None)
     return shown
 
 
