@@ -128,6 +128,11 @@ def test_runs_compare_and_console_work_in_chromium(runs):
         assert int(page.evaluate("document.body.dataset.chartsDrawn")) == page.locator("canvas[data-chart]").count() > 0
 
         page.goto(f"{base}/runs")
+        page.click("nav >> text=findings")
+        assert "Findings of the seed studies" in page.inner_text("main")
+        assert page.locator("td.tone").count() >= 60  # a verdict badge per finding
+
+        page.goto(f"{base}/runs")
         page.check(f"input[name=a][value='{runs[0]}']")
         page.check(f"input[name=b][value='{runs[1]}']")
         page.click("#compare-runs")

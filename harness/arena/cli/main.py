@@ -277,13 +277,15 @@ def cmd_findings(args: argparse.Namespace, console: Console) -> int:
     kinds()  # every kind's payload type is known before a measurement is read back
     store = Store()
     try:
-        read = [store.named(name) for name in args.run] if args.run else runs.newest_of_each_kind(store)
-        measurements = runs.measurements(store, read)
+        judged, read = runs.ledger(store, args.run)
     finally:
         store.close()
-    chosen = [f for f in findings_catalog.load() if not args.study or f.study in args.study]
-    judgements = [j for j in judge_all(Index(measurements), chosen) if not args.verdict or j.verdict in args.verdict]
-    made = section(judgements, [r.name for r in read])
+    shown = [
+        j
+        for j in judged
+        if (not args.study or j.finding.study in args.study) and (not args.verdict or j.verdict in args.verdict)
+    ]
+    made = section(shown, [r.name for r in read])
     console.line(made.heading, style="bold")
     console.table(made.table)
     for note in made.notes:

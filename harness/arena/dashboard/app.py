@@ -160,6 +160,10 @@ async def run_page(request: web.Request) -> web.Response:
     return await _page(pages.run, request.match_info["name"], request.app[KINDS])
 
 
+async def findings_page(request: web.Request) -> web.Response:
+    return await _page(pages.findings)
+
+
 async def compare_page(request: web.Request) -> web.Response:
     query = request.query
     return await _page(pages.comparison, query.get("a", ""), query.get("b", ""), query.get("run"), request.app[KINDS])
@@ -231,6 +235,7 @@ def application(servers: Servers, port: int, kinds: dict[str, Kind]) -> web.Appl
     app.router.add_get("/runs", runs_page)
     app.router.add_get("/run/{name}", run_page)
     app.router.add_get("/compare", compare_page)
+    app.router.add_get("/findings", findings_page)
     app.router.add_get("/console", console_page)
     app.router.add_get("/api/servers", servers_state)
     app.router.add_post("/api/servers/{impl}/start", start)

@@ -1,6 +1,7 @@
 """The dashboard's pages, made from the store on every request: the runs, one run's report, a
-comparison, and the console. A run and a comparison are reports of the table model, rendered like
-report.html; the runs and the console are pages of their own (harness/web/)."""
+comparison, the findings' verdicts, and the console. A run, a comparison and the findings are
+reports of the table model, rendered like report.html; the runs and the console are pages of their
+own (harness/web/)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,12 @@ import time
 from arena import lifecycle
 from arena.dashboard.compare import Side, compare
 from arena.errors import UsageError
+from arena.findings.runs import ledger
+from arena.findings.section import section
 from arena.kind import Kind
 from arena.measured.store import Run, Store
 from arena.report.render import html, vendor
+from arena.report.tables import Report
 
 
 def _own(*names: str) -> list[str]:
@@ -39,6 +43,17 @@ def runs() -> str:
     return html.page(
         "runs.html", "Arena: runs", _own("runs.js"), _own("arena.css"), runs=listed, data=html.data(listed)
     )
+
+
+def findings() -> str:
+    """The verdicts on the seed studies' findings from the newest run of each kind."""
+    store = Store()
+    try:
+        judged, read = ledger(store, [])
+    finally:
+        store.close()
+    made = section(judged, [r.name for r in read])
+    return html.report(Report("Arena: what the seed studies found, and whether the newest runs agree", sections=[made]))
 
 
 def _run(store: Store, name: str, kinds: dict[str, Kind]) -> tuple[Run, Kind]:

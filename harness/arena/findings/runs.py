@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+from arena.findings import catalog
+from arena.findings.judge import Judgement, judge_all
+from arena.findings.values import Index
 from arena.measured.measurement import Measurement
 from arena.measured.store import Run, Store
 
@@ -27,3 +30,10 @@ def measurements(store: Store, runs: list[Run]) -> list[Measurement]:
             if taken.setdefault(key, run.id) == run.id:
                 kept.append(m)
     return kept
+
+
+def ledger(store: Store, names: list[str]) -> tuple[list[Judgement], list[Run]]:
+    """A verdict on every finding from the runs named (their names, or 'last'), or from the newest
+    run of each kind; and the runs read."""
+    read = [store.named(name) for name in names] if names else newest_of_each_kind(store)
+    return judge_all(Index(measurements(store, read)), catalog.load()), read
