@@ -94,18 +94,20 @@
 
   function barDatasets(chart) {
     const log = chart.y_scale !== "linear" && chart.y_scale !== "category";
+    // Where each category holds one series' bar (a runtime named on the axis), that bar takes the
+    // whole slot instead of a sliver beside empty ones.
+    const grouped = chart.categories.some((_, i) => chart.series.filter((s) => s.values[i]).length > 1);
     return chart.series.map((s) => {
       const colour = colourOf(s.label);
-      // A runtime has a bar only in its own categories; the others leave no gap for it (skipNull).
       const data = s.values.map((v) =>
-        v ? { y: v.y, yMin: bound(v, "low", log), yMax: bound(v, "high", log), flags: v.flags } : null);
+        v ? { y: v.y, yMin: bound(v, "low", log), yMax: bound(v, "high", log), flags: v.flags } : { y: NaN, yMin: NaN, yMax: NaN });
       return {
         label: s.label,
         data,
-        skipNull: true,
+        grouped,
         backgroundColor: s.seed ? faded(colour) : colour,
-        borderColor: data.map((v) => (v && v.flags && v.flags.length ? FLAGGED : colour)),
-        borderWidth: data.map((v) => (v && v.flags && v.flags.length ? 3 : 1)),
+        borderColor: data.map((v) => (v.flags && v.flags.length ? FLAGGED : colour)),
+        borderWidth: data.map((v) => (v.flags && v.flags.length ? 3 : 1)),
         errorBarColor: "#222",
         errorBarWhiskerColor: "#222",
       };

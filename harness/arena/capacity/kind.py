@@ -142,9 +142,7 @@ class CapacityKind:
                 )
                 flags += ["engine-bound"] if any(level.engine_bound for level in levels) else []
             else:
-                # A JIT runtime's warm_s is owed once a start, by the first workload it serves.
-                warm_s = manifest.warm_s if before == 0 else 0.0
-                result = self._search(task, runner, edges, parameters, warm_s, setup_s, phase)
+                result = self._search(task, runner, edges, parameters, setup_s, phase)
                 flags += ["engine-bound"] if result.ended == ENGINE_BOUND else []
             if not server.alive():
                 raise ServerError(f"{manifest.name} died during the {workload.id} search")
@@ -166,7 +164,7 @@ class CapacityKind:
         return measurement
 
     def _search(
-        self, task: Task, runner: Runner, edges: _Edges, parameters: dict, warm_s: float, setup_s: float | None, phase
+        self, task: Task, runner: Runner, edges: _Edges, parameters: dict, setup_s: float | None, phase
     ) -> CapacitySearch:
         """The search for the edge on a warmed start, from just below what it answered saturated, or
         from the median edge of the starts before it when that is lower (spec/capacity.md, "Where a
@@ -182,7 +180,9 @@ class CapacityKind:
             warmed_s, start = prober.warm(warm_rate), hint
         else:
             phase(f"saturating with {search_parameters.saturation_clients} clients")
-            saturated, warmed_s = saturate(runner, search_parameters, warm_s)
+            # A JIT runtime's warm_s is owed by every workload, on a shared start too: its own code
+            # path compiles under its own load (spec/capacity.md, "One start, every workload").
+            saturated, warmed_s = saturate(runner, search_parameters, task.manifest.warm_s)
             start = first_rate(hint, saturated, search_parameters.saturation_share)
         limits = Limits(
             workload.start_rate,
@@ -293,9 +293,9 @@ def _set_up(runner: Runner) -> float:
 
 
 def _estimate(manifest: catalog.Manifest, point: Point, repetition: int, first: bool) -> float:
-    """Seconds a measurement takes, for the ETA: its start's when it is the first on it (with a JIT's
-    warm_s), and a first search, a hinted one or a sweep."""
-    start_s = START_S + manifest.warm_s if first else SATURATE_S
+    """Seconds a measurement takes, for the ETA: its start's when it is the first on it, else its
+    saturation, each with a JIT's warm_s; and a first search, a hinted one or a sweep."""
+    start_s = (START_S if first else SATURATE_S) + manifest.warm_s
     if point.clients:
         return start_s + len(point.clients) * PROBE_S
     return start_s + PROBE_S * (HINTED_PROBES if repetition else FIRST_PROBES)
