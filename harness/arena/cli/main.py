@@ -453,7 +453,7 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument(
         "--scaling",
         action="store_true",
-        help="also sweep 1, 2, 4, … 64 clients without think time on fresh starts; fit the Universal Scalability Law",
+        help="also sweep 1, 2, 4, … 64 clients without think time after the searches; fit the USL",
     )
     s.add_argument("--db-url", **DB_URL)
     s.set_defaults(func=cmd_capacity)
