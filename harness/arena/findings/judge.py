@@ -70,13 +70,14 @@ def _tested(index: Index, test: Test) -> Tested:
         return Tested(test, Verdict.NOT_TESTED, reason=test.not_here)
     if test.kind not in index.kinds:
         return Tested(test, Verdict.NOT_TESTED, reason=f"no `{KINDS[test.kind]}` run read: {_command(test)}")
+    measured = index.cells(test.kind, test.experiment, test.metric, test.higher_is_better)
     cells = [
         c
-        for c in index.cells(test.kind, test.experiment, test.metric, test.higher_is_better)
+        for c in measured
         if test.matches(c.point) and "shared-cores" not in c.flags and (test.cpus is None or c.cpus in test.cpus)
     ]
     if not cells:
-        return Tested(test, Verdict.NOT_TESTED, reason=_unmeasured(index, test))
+        return Tested(test, Verdict.NOT_TESTED, reason=_unmeasured(measured, test))
     at_seed = [c for c in cells if test.seed_point and _within(test.seed_point, c.point)]
     cells = at_seed or cells  # the seed's own point when it was measured; else every stand-in
     evidence = _cases(test, cells)
@@ -155,9 +156,8 @@ def _label(point: dict) -> str:
     return " ".join(f"{k}={v}" for k, v in point.items()) or "every point"
 
 
-def _unmeasured(index: Index, test: Test) -> str:
-    """Why a test found nothing to judge in the runs read, and what would measure it."""
-    measured = [c for c in index.cells(test.kind, test.experiment, test.metric, test.higher_is_better)]
+def _unmeasured(measured: list[Cell], test: Test) -> str:
+    """Why a test found nothing to judge among the experiment's cells, and what would measure it."""
     if not measured:
         return f"{test.experiment} is not in the runs read: {_command(test)}"
     if not any(test.matches(c.point) for c in measured):

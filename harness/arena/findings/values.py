@@ -73,21 +73,20 @@ class Cell:
 
 
 class Index:
-    """Every stored measurement of the runs read, by kind, experiment, point and budget."""
+    """Every stored measurement of the runs read, by kind and experiment, then by implementation,
+    point and budget."""
 
     def __init__(self, measurements: list[Measurement]) -> None:
-        self.groups: dict[tuple, list[Measurement]] = defaultdict(list)
+        self.groups: dict[tuple, dict[tuple, list[Measurement]]] = defaultdict(lambda: defaultdict(list))
         self.kinds: set[str] = set()
         for m in measurements:
             self.kinds.add(m.kind)
-            self.groups[(m.kind, m.experiment, m.impl, m.point, m.cpus)].append(m)
+            self.groups[(m.kind, m.experiment)][(m.impl, m.point, m.cpus)].append(m)
 
     def cells(self, kind: str, experiment: str, metric: str, higher_is_better: bool) -> list[Cell]:
         """Every implementation, point and budget of one experiment, with its value of `metric`."""
         found = []
-        for (k, e, impl, point, cpus), group in sorted(self.groups.items()):
-            if (k, e) != (kind, experiment):
-                continue
+        for (impl, point, cpus), group in sorted(self.groups.get((kind, experiment), {}).items()):
             counted = [m for m in group if m.measured and not UNCOUNTED & set(m.flags)]
             numbers = [
                 float(v)
