@@ -105,6 +105,10 @@ class Kind(Protocol):
 
     def headline(self, plan: dict) -> str: ...
 
+    def experiments(self, plan: dict) -> list[str]:
+        """The experiments (scenarios, benches, workloads) the plan measures."""
+        ...
+
     def prepare(self, plan: dict, stored: list[Measurement], console: Console) -> Batch:
         """Installs, builds and verifies what the plan needs; `stored` is what a resumed run has."""
         ...
@@ -114,3 +118,13 @@ class Kind(Protocol):
         ...
 
     def report(self, run: Run, title: str, measurements: list[Measurement], skipped: list[str]) -> Report: ...
+
+    def main_metrics(self, m: Measurement) -> dict[str, bool]:
+        """The numbers `arena compare` and `--assert` look at first: each metric of `m`'s
+        `exported()` values, and whether higher is better."""
+        ...
+
+
+def main_metrics(kinds: dict[str, Kind]) -> Callable[[Measurement], dict[str, bool]]:
+    """Each measurement's main numbers, asked of its own kind (none for a kind not known here)."""
+    return lambda m: kinds[m.kind].main_metrics(m) if m.kind in kinds else {}

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from pathlib import Path
 
 from arena.console import Console
 from arena.errors import ArenaError, UsageError
@@ -14,8 +15,11 @@ from arena.findings import catalog as findings_catalog
 from arena.findings.judge import judge_all
 from arena.findings.section import section as findings_section
 from arena.findings.values import Index
+from arena.gates import assertion, junit
+from arena.gates.assertion import Assertion
 from arena.impls.catalog import RESULTS
 from arena.kind import Batch, Kind
+from arena.measured.measurement import Measurement
 from arena.measured.store import Run, Store, StoreError
 from arena.report import provenance
 from arena.report.render import html, markdown
@@ -30,6 +34,7 @@ def run(kind: Kind, options: argparse.Namespace, console: Console) -> int:
         resumed = _resumed(store, kind, options.resume)
         plan = resumed.plan if resumed else plan
         kind.check(plan)
+        assertions = assertion.parse_all(options.assertions, kind.experiments(plan))
         console.line(f"arena {kind.command}: {kind.headline(plan)}")
         # A new run is recorded once it is prepared: one whose preparation fails leaves nothing behind.
         batch = kind.prepare(plan, store.measurements(resumed.id) if resumed else [], console)
@@ -48,9 +53,25 @@ def run(kind: Kind, options: argparse.Namespace, console: Console) -> int:
             batch.close()
         # The summary is written from the run as marked finished, so that its provenance says when.
         write_summary(kind, store, store.finish_run(current.id), console)
-        return 0
+        return _asserted(assertions, store.measurements(current.id), options.junit, console)
     finally:
         store.close()
+
+
+def _asserted(
+    assertions: list[Assertion], measurements: list[Measurement], junit_file: str | None, console: Console
+) -> int:
+    """The run's `--assert`s judged on what it stored: 1 when any is breached, else 0."""
+    if not assertions:
+        return 0
+    judged = [j for a in assertions for j in assertion.judge(a, measurements)]
+    breached = sum(not j.ok for j in judged)
+    console.line(f"\nassertions: {breached} breached of {len(judged)}", style="bold")
+    console.table(assertion.table(judged))
+    if junit_file:
+        junit.write(Path(junit_file), "arena assertions", assertion.cases(judged))
+        console.line(f"JUnit XML: {junit_file}")
+    return 1 if breached else 0
 
 
 def _kept(store: Store, kind: Kind, current: Run) -> str:

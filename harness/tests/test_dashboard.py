@@ -1,5 +1,5 @@
 """arena serve: its pages in a real headless Chromium — the runs page lists runs and opens one, the
-compare page draws, the console starts the Go server, sends a long operation and shows its response
+compare and history pages draw, the console starts the Go server, sends a long operation and shows its response
 time — its guard against other sites, and `arena serve` itself stopping every server it started
 on Ctrl-C. Screenshots of every page go to results/screenshots/."""
 
@@ -43,6 +43,9 @@ class FakeRest:
         made = report_of(measurements)
         made.title = title
         return made
+
+    def main_metrics(self, m):
+        return {"rps": True, "p99_ms": False}
 
 
 @pytest.fixture(scope="module")
@@ -148,7 +151,16 @@ def test_runs_compare_and_console_work_in_chromium(runs):
         page.click("#compare-impls")
         page.wait_for_function("document.body.dataset.chartsDrawn !== undefined")
         assert int(page.evaluate("document.body.dataset.chartsDrawn")) >= 2
-        assert "other compared with fake" in page.title() + page.inner_text("h1")
+        assert f"{runs[2]}:other compared with {runs[2]}:fake" in page.title() + page.inner_text("h1")
+        assert "verdict" in page.inner_text("main")
+
+        page.goto(f"{base}/runs")
+        page.select_option("#history-impl", "fake")
+        page.click("#show-history")
+        page.wait_for_function("document.body.dataset.chartsDrawn !== undefined")
+        assert int(page.evaluate("document.body.dataset.chartsDrawn")) >= 1  # a line per point and number
+        assert "the history of fake" in page.inner_text("h1") and runs[0] in page.inner_text("main")
+        page.screenshot(path=str(SCREENSHOTS / "dashboard-history.png"), full_page=True)
 
         page.goto(f"{base}/console")
         page.click("#start")
@@ -189,6 +201,8 @@ def test_the_guard_refuses_other_sites_and_bad_input():
         assert status_of(start, "POST", json_post, b"{}") == 400  # no such implementation offered
         assert status_of(f"{base}/run/nothing-here") == 400
         assert status_of(f"{base}/compare?a=x") == 400
+        assert status_of(f"{base}/history") == 400
+        assert status_of(f"{base}/history?impl=cobol") == 400
 
 
 def test_arena_serve_stops_every_server_it_started_on_ctrl_c(tmp_path):

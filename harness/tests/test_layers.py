@@ -24,6 +24,8 @@ LAYERS = {
         "impls",
         "host",
         "findings",
+        "compare",
+        "gates",
     },
 }
 RANK = {part: rank for rank, parts in enumerate(reversed(LAYERS.values())) for part in parts}

@@ -23,6 +23,9 @@ from arena.report.tables import Cell, Column, Report, Row, Section, Table, legen
 class Counted:
     value: int
 
+    def exported(self) -> dict:
+        return {"value": self.value}
+
 
 @dataclass(frozen=True)
 class Step:
@@ -56,6 +59,9 @@ class Counting:
     def headline(self, plan: dict) -> str:
         return f"{plan['n']} steps"
 
+    def experiments(self, plan: dict) -> list[str]:
+        return ["count"]
+
     def prepare(self, plan: dict, stored: list[Measurement], console: Console) -> Batch:
         tasks = [Task(self.name, self.manifest, Step(i), 1, 0, 0.01) for i in range(plan["n"])]
         return Batch(tasks, self.measure, ["skipped nothing: a note"])
@@ -86,7 +92,7 @@ class Counting:
 
 
 def options(**given) -> argparse.Namespace:
-    return argparse.Namespace(**({"n": 4, "resume": None} | given))
+    return argparse.Namespace(**({"n": 4, "resume": None, "assertions": [], "junit": None} | given))
 
 
 def test_interrupt_keeps_what_is_done_and_resume_does_the_rest(fake, capsys):
@@ -127,3 +133,32 @@ def test_a_run_is_resumed_only_by_its_own_command(fake):
         lifecycle.run(Counting(fake), options(resume="h1"), Console())
     with pytest.raises(UsageError, match="no counting run to resume"):
         lifecycle.run(Counting(fake), options(resume="last"), Console())
+
+
+def test_an_assertion_breached_fails_the_run_and_names_the_point_in_junit(fake, tmp_path, capsys):
+    junit = tmp_path / "assertions.xml"
+    given = options(assertions=["count:value<3", "count:value>=0"], junit=str(junit))
+    assert lifecycle.run(Counting(fake), given, Console()) == 1  # i=3 measured 3
+    out = capsys.readouterr().out
+    assert "assertions: 1 breached of 8" in out and "BREACHED" in out
+    xml = junit.read_text()
+    assert xml.count("<testcase") == 8 and xml.count("<failure") == 1
+    assert 'classname="count:value&lt;3" name="fake i=3 cpus=1"' in xml
+    assert lifecycle.run(Counting(fake), options(assertions=["count:value<=3"]), Console()) == 0
+
+
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        ("count:value<", "write it as"),
+        ("value<3", "write it as"),
+        ("count:value=3", "write it as"),
+        ("count:value<three", "write it as"),
+        ("blog-ab:p99_ms<2100", "this run does not measure blog-ab; it measures count"),
+    ],
+)
+def test_a_malformed_assertion_is_refused_before_anything_is_measured(fake, given, said):
+    kind = Counting(fake)
+    with pytest.raises(UsageError, match=said):
+        lifecycle.run(kind, options(assertions=[given]), Console())
+    assert kind.measured == []

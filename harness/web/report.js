@@ -45,7 +45,8 @@
     return [1, 3].some((d) => Math.abs(mantissa - d) < 1e-6) ? String(Number(v.toPrecision(3))) : "";
   }
 
-  function axis(scale, label) {
+  // `whole`: every value on the axis is a whole number (runs, clients), so no tick falls between.
+  function axis(scale, label, whole = false) {
     const made = { title: { display: true, text: label } };
     if (scale === "log") {
       made.type = "logarithmic";
@@ -57,8 +58,10 @@
       made.afterBuildTicks = (a) => {
         a.ticks = a.ticks.filter((t) => percentileLabel(t.value) !== "");
       };
-    } else if (scale === "linear") made.type = "linear";
-    else made.type = "category";
+    } else if (scale === "linear") {
+      made.type = "linear";
+      if (whole) made.ticks = { precision: 0 };
+    } else made.type = "category";
     return made;
   }
 
@@ -105,6 +108,7 @@
         label: s.label,
         data,
         grouped,
+        ...(chart.base === null ? {} : { base: chart.base }),
         backgroundColor: s.seed ? faded(colour) : colour,
         borderColor: data.map((v) => (v.flags && v.flags.length ? FLAGGED : colour)),
         borderWidth: data.map((v) => (v.flags && v.flags.length ? 3 : 1)),
@@ -120,7 +124,9 @@
       const colour = colourOf(s.mark_of || s.label);
       const data = s.xs.map((x, i) => {
         const v = s.values[i];
-        return v ? { x, y: v.y, yMin: bound(v, "low", log), yMax: bound(v, "high", log), flags: v.flags } : { x, y: null };
+        return v
+          ? { x, y: v.y, yMin: bound(v, "low", log), yMax: bound(v, "high", log), flags: v.flags, tip: v.tip }
+          : { x, y: null };
       });
       const dashedBefore = s.dashed_before;
       return {
@@ -139,9 +145,10 @@
     });
   }
 
-  function tooltipFlags(items) {
+  function tooltipFooter(items) {
     const flags = items.flatMap((item) => item.raw.flags || []);
-    return flags.length ? "flags: " + [...new Set(flags)].join(", ") : "";
+    const tips = [...new Set(items.map((item) => item.raw.tip).filter(Boolean))];
+    return [...tips, ...(flags.length ? ["flags: " + [...new Set(flags)].join(", ")] : [])];
   }
 
   function config(chart) {
@@ -154,14 +161,17 @@
       options: {
         animation: false,
         maintainAspectRatio: false,
-        scales: { x: axis(chart.x_scale, chart.x_label), y: axis(chart.y_scale, chart.y_label) },
+        scales: {
+          x: axis(chart.x_scale, chart.x_label, !bar && chart.series.every((s) => s.xs.every(Number.isInteger))),
+          y: axis(chart.y_scale, chart.y_label),
+        },
         plugins: {
           // A series that marks another's line has no entry of its own.
           legend: {
             position: "bottom",
             labels: { boxWidth: 12, filter: (item, data) => !data.datasets[item.datasetIndex].markOf },
           },
-          tooltip: { callbacks: { footer: tooltipFlags } },
+          tooltip: { callbacks: { footer: tooltipFooter } },
         },
       },
     };

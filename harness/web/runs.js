@@ -1,5 +1,5 @@
-// The runs page: filter the table as you type, and open a comparison of two runs or of two
-// implementations of one run.
+// The runs page: filter the table as you type, open a comparison of two runs or of two
+// implementations of one run, or one implementation's history.
 "use strict";
 
 (function () {
@@ -43,5 +43,15 @@
       return;
     }
     window.location.href = "/compare?" + new URLSearchParams({ run: oneRun.value, a, b });
+  });
+
+  const historyImpl = document.getElementById("history-impl");
+  const everyImpl = [...new Set(runs.flatMap((r) => r.impls))].sort();
+  historyImpl.replaceChildren(...everyImpl.map((impl) => new Option(impl, impl)));
+  document.getElementById("show-history").addEventListener("click", () => {
+    const query = new URLSearchParams({ impl: historyImpl.value });
+    const experiment = document.getElementById("history-experiment").value.trim();
+    if (experiment) query.append("experiment", experiment);
+    window.location.href = "/history?" + query;
   });
 })();

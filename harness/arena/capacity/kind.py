@@ -226,6 +226,14 @@ class CapacityKind:
     def report(self, run: Run, title: str, measurements: list[Measurement], skipped: list[str]) -> Report:
         return tables.report(title, measurements, skipped)
 
+    def experiments(self, plan: dict) -> list[str]:
+        return [w.id for w in chosen(plan["workload"])]
+
+    def main_metrics(self, m: Measurement) -> dict[str, bool]:
+        if isinstance(m.payload, ClientSweep):
+            return {name: True for name in m.payload.exported() if name.startswith("throughput.")}
+        return {"edge": True}
+
 
 class _Edges:
     """The edges found so far, by implementation, workload, objective and budget: a later start's

@@ -1,5 +1,6 @@
 """The `arena` command line: list, build, start, verify, run, worker, micro, capacity, report, findings,
-export, serve, bench-engine, test.
+compare, history, export, import, serve, bench-engine,
+test.
 
 Every problem the user can act on arrives here as an ArenaError and leaves as one line on stderr
 and an exit status; Ctrl-C, SIGTERM and SIGHUP as status 130 after every server is stopped.
@@ -17,7 +18,7 @@ from pathlib import Path
 from arena import lifecycle
 from arena.capacity.kind import CapacityKind
 from arena.checks import fuzz, verify
-from arena.cli import benchmark, testsuite
+from arena.cli import benchmark, compare, testsuite
 from arena.console import Console
 from arena.dashboard import app as dashboard
 from arena.dashboard.servers import Servers
@@ -41,7 +42,7 @@ from arena.impls.catalog import Manifest
 from arena.impls.prepare import prepare
 from arena.impls.toolchain import Toolchains, runtime_version
 from arena.kind import Kind
-from arena.measured import export
+from arena.measured import export, importing
 from arena.measured.store import Store
 from arena.micro.kind import MicroKind
 from arena.report.tables import Cell, Column, Row, Table
@@ -293,17 +294,26 @@ def cmd_findings(args: argparse.Namespace, console: Console) -> int:
     return 0
 
 
+def cmd_compare(args: argparse.Namespace, console: Console) -> int:
+    return compare.run(args, kinds(), console)
+
+
+def cmd_history(args: argparse.Namespace, console: Console) -> int:
+    return compare.show_history(args, kinds(), console)
+
+
 def cmd_export(args: argparse.Namespace, console: Console) -> int:
     kinds()  # every kind's payload type is known before a measurement is read back
     store = Store()
     try:
         run = store.named(args.run)
         measurements = store.measurements(run.id)
+        notes = store.notes(run.id)
     finally:
         store.close()
     verdicts = exported(judge_all(Index(measurements), findings_catalog.load()))
     text = (
-        export.as_json(run, measurements, verdicts)
+        export.as_json(run, measurements, verdicts, notes)
         if args.format == "json"
         else export.as_csv(run, measurements, args.rows)
     )
@@ -315,6 +325,19 @@ def cmd_export(args: argparse.Namespace, console: Console) -> int:
     except OSError as err:
         raise ArenaError(f"cannot write {args.out}: {err.strerror or err}") from err
     console.line(f"run {run.name}: {len(measurements)} measurement(s) as {args.format} in {args.out}")
+    return 0
+
+
+def cmd_import(args: argparse.Namespace, console: Console) -> int:
+    kinds()  # every kind's payload type is known before a measurement is read
+    store = Store()
+    try:
+        for name in args.file:
+            run, count = importing.into(store, Path(name))
+            host = run.host.get("name", "an unnamed host")
+            console.line(f"{name}: run {run.name} of {host}, {count} measurement(s), commit {run.git_commit[:10]}")
+    finally:
+        store.close()
     return 0
 
 
@@ -395,6 +418,16 @@ def parser() -> argparse.ArgumentParser:
         metavar="RUN",
         help="continue an interrupted run of this command (default: the last one); its options are kept",
     )
+    resumable.add_argument(
+        "--assert",
+        dest="assertions",
+        action="append",
+        default=[],
+        metavar="EXPERIMENT:METRIC<N",
+        help='a bound on the run\'s own numbers, e.g. "blog-ab:p99_ms<2100" (<, <=, >, >=); the run exits 1 '
+        "when a point's median breaches it (repeatable)",
+    )
+    resumable.add_argument("--junit", metavar="FILE", help="write the assertions' outcomes as JUnit XML")
     runs = argparse.ArgumentParser(add_help=False, parents=[resumable])
     runs.add_argument("--suite", choices=["quick", "paper"], default="quick")
 
@@ -470,6 +503,11 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--verdict", nargs="*", choices=[str(v) for v in Verdict], default=[], help="only these verdicts")
     s.set_defaults(func=cmd_findings)
 
+    s = compare.add_parser(sub, tables)
+    s.set_defaults(func=cmd_compare)
+    s = compare.add_history_parser(sub, tables)
+    s.set_defaults(func=cmd_history)
+
     s = sub.add_parser("export", help="a stored run as JSON or CSV for scripts and notebooks (spec/export.md)")
     s.add_argument("run", nargs="?", default="last", help="run name (default: the last run)")
     s.add_argument("--format", choices=["json", "csv"], default="json")
@@ -481,6 +519,10 @@ def parser() -> argparse.ArgumentParser:
     )
     s.add_argument("--out", metavar="FILE", help="write it here instead of standard output")
     s.set_defaults(func=cmd_export)
+
+    s = sub.add_parser("import", help="runs exported on other machines (arena export) into this store")
+    s.add_argument("file", nargs="+", help="JSON files of arena export")
+    s.set_defaults(func=cmd_import)
 
     s = sub.add_parser("serve", help="the dashboard on 127.0.0.1: runs, comparisons, and a console to try servers")
     s.add_argument("--port", type=int, default=8765, help="its port (default 8765)")

@@ -169,6 +169,13 @@ async def compare_page(request: web.Request) -> web.Response:
     return await _page(pages.comparison, query.get("a", ""), query.get("b", ""), query.get("run"), request.app[KINDS])
 
 
+async def history_page(request: web.Request) -> web.Response:
+    query = request.query
+    return await _page(
+        pages.history, query.get("impl", ""), [e for e in query.getall("experiment", []) if e], request.app[KINDS]
+    )
+
+
 async def console_page(request: web.Request) -> web.Response:
     return await _page(pages.console, request.app[SERVERS].state())
 
@@ -236,6 +243,7 @@ def application(servers: Servers, port: int, kinds: dict[str, Kind]) -> web.Appl
     app.router.add_get("/run/{name}", run_page)
     app.router.add_get("/compare", compare_page)
     app.router.add_get("/findings", findings_page)
+    app.router.add_get("/history", history_page)
     app.router.add_get("/console", console_page)
     app.router.add_get("/api/servers", servers_state)
     app.router.add_post("/api/servers/{impl}/start", start)

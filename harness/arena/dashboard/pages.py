@@ -8,11 +8,13 @@ from __future__ import annotations
 import time
 
 from arena import lifecycle
-from arena.dashboard.compare import Side, compare
+from arena.compare import history as history_model
+from arena.compare import history_report
+from arena.dashboard import compare
 from arena.errors import UsageError
 from arena.findings.runs import ledger
 from arena.findings.section import section
-from arena.kind import Kind
+from arena.kind import Kind, main_metrics
 from arena.measured.store import Run, Store
 from arena.report.render import html, vendor
 from arena.report.tables import Report
@@ -80,23 +82,20 @@ def comparison(a: str, b: str, one_run: str | None, kinds: dict[str, Kind]) -> s
         raise UsageError("compare needs a and b: two runs (?a=RUN&b=RUN) or two implementations (?run=RUN&a=&b=)")
     store = Store()
     try:
-        if one_run:
-            found, kind = _run(store, one_run, kinds)
-            made = lifecycle.build_report(kind, store, found)
-            measured = store.measurements(found.id)
-            impls = {m.impl for m in measured}
-            for impl in (a, b):
-                if impl not in impls:
-                    raise UsageError(f"run {one_run} has no measurement of {impl!r}")
-            sides = [Side(impl, made, measured, impl) for impl in (a, b)]
-        else:
-            sides = []
-            for name in (a, b):
-                found, kind = _run(store, name, kinds)
-                sides.append(Side(name, lifecycle.build_report(kind, store, found), store.measurements(found.id)))
-        return html.report(compare(*sides))
+        return html.report(compare.page(store, (f"{one_run}:{a}", f"{one_run}:{b}") if one_run else (a, b), kinds))
     finally:
         store.close()
+
+
+def history(impl: str, experiments: list[str], kinds: dict[str, Kind]) -> str:
+    if not impl:
+        raise UsageError("history needs an implementation: /history?impl=go (and &experiment=... to narrow it)")
+    store = Store()
+    try:
+        found = history_model.read(store, impl, experiments, main_metrics(kinds))
+    finally:
+        store.close()
+    return html.report(history_report.report(impl, found))
 
 
 def console(impls: list[dict]) -> str:

@@ -8,7 +8,7 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass
 
-from arena.measured.export import UNCOUNTED, values_of
+from arena.measured.export import counted_values
 from arena.measured.measurement import Measurement
 from arena.measured.stats import summarize
 
@@ -87,14 +87,7 @@ class Index:
         """Every implementation, point and budget of one experiment, with its value of `metric`."""
         found = []
         for (impl, point, cpus), group in sorted(self.groups.get((kind, experiment), {}).items()):
-            counted = [m for m in group if m.measured and not UNCOUNTED & set(m.flags)]
-            numbers = [
-                float(v)
-                for m in counted
-                if isinstance(v := values_of(m).get(metric), int | float)
-                and not isinstance(v, bool)
-                and math.isfinite(v)
-            ]
+            numbers = counted_values(group, metric)
             flags = frozenset(flag for m in group for flag in m.flags)
             value = value_of(numbers, "engine-bound" in flags, higher_is_better) if numbers else None
             failed = sum(1 for m in group if not m.measured)

@@ -27,6 +27,16 @@ def values_of(m: Measurement) -> dict[str, float | str | None]:
     return m.payload.exported() if m.payload is not None else {}
 
 
+def counted_values(measurements: list[Measurement], metric: str) -> list[float]:
+    """A metric's finite numbers over the repetitions that count: the samples of a point."""
+    return [
+        float(v)
+        for m in measurements
+        if m.measured and not UNCOUNTED & set(m.flags)
+        if isinstance(v := values_of(m).get(metric), int | float) and not isinstance(v, bool) and math.isfinite(v)
+    ]
+
+
 def measurement_row(m: Measurement) -> dict:
     return {
         "kind": m.kind,
@@ -39,7 +49,9 @@ def measurement_row(m: Measurement) -> dict:
         "reason": m.reason,
         "flags": m.flags,
         "versions": m.versions,
+        "parameters": m.parameters,
         "values": values_of(m),
+        "payload_type": type(m.payload).__name__ if m.payload is not None else None,
         "payload": dataclasses.asdict(m.payload) if m.payload is not None else None,
     }
 
@@ -79,7 +91,9 @@ def summaries(measurements: list[Measurement]) -> list[dict]:
     return made
 
 
-def document(run: Run, measurements: list[Measurement], findings: list[dict] | None = None) -> dict:
+def document(
+    run: Run, measurements: list[Measurement], findings: list[dict] | None = None, notes: list[str] | None = None
+) -> dict:
     """The run, its measurements, their summaries and the verdicts on the seeds' findings they
     give (arena/findings, computed by the caller)."""
     return {
@@ -95,6 +109,7 @@ def document(run: Run, measurements: list[Measurement], findings: list[dict] | N
             "git_dirty": run.git_dirty,
             "host": run.host,
             "plan": run.plan,
+            "notes": notes or [],
         },
         "measurements": [measurement_row(m) for m in measurements],
         "summaries": summaries(measurements),
@@ -102,8 +117,10 @@ def document(run: Run, measurements: list[Measurement], findings: list[dict] | N
     }
 
 
-def as_json(run: Run, measurements: list[Measurement], findings: list[dict] | None = None) -> str:
-    return json.dumps(document(run, measurements, findings), indent=1, default=str) + "\n"
+def as_json(
+    run: Run, measurements: list[Measurement], findings: list[dict] | None = None, notes: list[str] | None = None
+) -> str:
+    return json.dumps(document(run, measurements, findings, notes), indent=1, default=str) + "\n"
 
 
 def as_csv(run: Run, measurements: list[Measurement], rows: str) -> str:

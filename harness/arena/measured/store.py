@@ -166,14 +166,54 @@ class Store:
 
     def start_run(self, name: str, suite: str, plan: dict, host: dict, commit: str, dirty: bool) -> Run:
         """A new run named `name`, or `name-2`, `name-3`, ... when runs started within the same second."""
-        taken = {row[0] for row in self.db.execute("SELECT name FROM runs WHERE name GLOB ?", (f"{name}*",))}
-        unique = next(n for n in (name, *(f"{name}-{i}" for i in range(2, len(taken) + 2))) if n not in taken)
         with self._writing("a new run"):
             cursor = self.db.execute(
                 "INSERT INTO runs (name, started, suite, plan, host, git_commit, git_dirty) VALUES (?,?,?,?,?,?,?)",
-                (unique, time.time(), suite, json.dumps(plan), json.dumps(host), commit, int(dirty)),
+                (self._unique(name), time.time(), suite, json.dumps(plan), json.dumps(host), commit, int(dirty)),
             )
         return self._run("id = ?", cursor.lastrowid)
+
+    def _unique(self, name: str) -> str:
+        """`name`, or `name-2`, `name-3`, ... when another run has it."""
+        taken = {row[0] for row in self.db.execute("SELECT name FROM runs WHERE name GLOB ?", (f"{name}*",))}
+        return next(n for n in (name, *(f"{name}-{i}" for i in range(2, len(taken) + 2))) if n not in taken)
+
+    def import_run(self, run: Run, notes: list[str], measurements: list[Measurement]) -> Run:
+        """Another store's run, as it was recorded there (its times, host, commit and plan), in one
+        transaction: all of it or nothing. Named as there, or `name-2`, ... when the name is taken
+        here by another run; refused when this store already holds it (the same start, host and
+        commit)."""
+        for row in self.db.execute(
+            "SELECT * FROM runs WHERE started = ? AND git_commit = ?", (run.started, run.git_commit)
+        ):
+            if Run.of(row).host == run.host:
+                raise UsageError(
+                    f"run {run.name} of {run.host.get('name', 'its host')} is already here, as {row['name']}"
+                )
+        name = self._unique(run.name)
+        with self._writing("the imported run"), _refusing_duplicates(run.name):
+            cursor = self.db.execute(
+                """INSERT INTO runs (name, started, finished, interrupted, suite, plan, host, git_commit, git_dirty)
+                   VALUES (?,?,?,?,?,?,?,?,?)""",
+                (
+                    name,
+                    run.started,
+                    run.finished,
+                    run.interrupted,
+                    run.suite,
+                    json.dumps(run.plan),
+                    json.dumps(run.host),
+                    run.git_commit,
+                    int(run.git_dirty),
+                ),
+            )
+            run_id = cursor.lastrowid
+            self.db.executemany(
+                "INSERT OR IGNORE INTO notes (run_id, text) VALUES (?, ?)", [(run_id, n) for n in notes]
+            )
+            for m in measurements:
+                self._insert(run_id, m)
+        return self._run("id = ?", run_id)
 
     def _run(self, where: str, *args: object) -> Run | None:
         row = self.db.execute(f"SELECT * FROM runs WHERE {where} ORDER BY id DESC LIMIT 1", args).fetchone()
@@ -186,11 +226,23 @@ class Store:
         return self._run("name = ?", name)
 
     def named(self, name: str) -> Run:
-        """The run a command line names: 'last', or a run's name; a UsageError when there is none."""
-        found = self.last_run() if name == "last" else self.run_by_name(name)
+        """The run a command line names: 'last', 'last~N' (the Nth before the last), or a run's
+        name; a UsageError when there is none."""
+        if name == "last" or name.startswith("last~"):
+            back = name.removeprefix("last").removeprefix("~") or "0"
+            if not back.isdigit():
+                raise UsageError(f"{name}: write last, or last~N with N a whole number (last~1: the run before)")
+            row = self.db.execute("SELECT * FROM runs ORDER BY id DESC LIMIT 1 OFFSET ?", (int(back),)).fetchone()
+            if row is None:
+                raise UsageError(f"no run {name} in {self.path}: it holds {self.count()} run(s)")
+            return Run.of(row)
+        found = self.run_by_name(name)
         if found is None:
-            raise UsageError(f"no run named {name} in {self.path}" if name != "last" else f"no run in {self.path}")
+            raise UsageError(f"no run named {name} in {self.path}")
         return found
+
+    def count(self) -> int:
+        return self.db.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
 
     def runs(self) -> list[tuple[Run, int, list[str]]]:
         """Every run, newest first, with its number of measurements and its implementations."""
@@ -230,30 +282,41 @@ class Store:
 
     def add(self, run_id: int, m: Measurement) -> None:
         with self._writing("a measurement"):
-            self.db.execute(
-                """INSERT INTO measurements (run_id, kind, impl, experiment, point, cpus, repetition, created,
-                   outcome, reason, versions, parameters, flags, payload) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)""",
-                (
-                    run_id,
-                    m.kind,
-                    m.impl,
-                    m.experiment,
-                    m.point,
-                    m.cpus,
-                    m.repetition,
-                    time.time(),
-                    m.outcome.value,
-                    m.reason,
-                    json.dumps(m.versions),
-                    json.dumps(m.parameters),
-                    json.dumps(m.flags),
-                    encode(m.payload),
-                ),
-            )
+            self._insert(run_id, m)
+
+    def _insert(self, run_id: int, m: Measurement) -> None:
+        self.db.execute(
+            """INSERT INTO measurements (run_id, kind, impl, experiment, point, cpus, repetition, created,
+               outcome, reason, versions, parameters, flags, payload) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)""",
+            (
+                run_id,
+                m.kind,
+                m.impl,
+                m.experiment,
+                m.point,
+                m.cpus,
+                m.repetition,
+                time.time(),
+                m.outcome.value,
+                m.reason,
+                json.dumps(m.versions),
+                json.dumps(m.parameters),
+                json.dumps(m.flags),
+                encode(m.payload),
+            ),
+        )
 
     def measurements(self, run_id: int) -> list[Measurement]:
         rows = self.db.execute("SELECT * FROM measurements WHERE run_id = ? ORDER BY id", (run_id,))
         return [_measurement(row) for row in rows]
+
+
+@contextmanager
+def _refusing_duplicates(name: str) -> Iterator[None]:
+    try:
+        yield
+    except sqlite3.IntegrityError as err:
+        raise UsageError(f"run {name} holds one measurement twice (the same point and repetition): {err}") from err
 
 
 def _measurement(row: sqlite3.Row) -> Measurement:

@@ -212,3 +212,12 @@ class MicroKind:
 
     def report(self, run: Run, title: str, measurements: list[Measurement], skipped: list[str]) -> Report:
         return tables.report(title, suite.load(run.plan["bench"]), measurements, skipped, run.host)
+
+    def experiments(self, plan: dict) -> list[str]:
+        return [b.id for b in suite.load(plan["bench"])]
+
+    def main_metrics(self, m: Measurement) -> dict[str, bool]:
+        if isinstance(m.payload, SpawnSearch):
+            return {"max_procs": True}
+        bench = {b.id: b for b in suite.load([])}.get(m.experiment)
+        return {bench.metric: bench.higher_is_better} if bench else {}

@@ -40,6 +40,7 @@ class Bench:
     source: str
     metric: str  # the key of the program's `metric` object the report shows (spec/micro.md)
     unit: str  # how that metric reads, e.g. "µs per hop"
+    higher_is_better: bool  # `better = "higher"`: throughput; "lower": time per message
     axis: str  # the parameter the report's columns sweep
     profiles: dict[str, dict]
     notes: list[str] = field(default_factory=list)
@@ -107,8 +108,11 @@ def _read() -> dict:
 def _bench(table: dict) -> Bench:
     try:
         required = {key: table[key] for key in ("id", "title", "source", "metric", "unit", "axis")}
+        if table["better"] not in ("higher", "lower"):
+            raise SuiteError(f"{SUITE_FILE}: bench {table['id']}: better must be 'higher' or 'lower'")
         bench = Bench(
             **required,
+            higher_is_better=table["better"] == "higher",
             profiles={name: table[name] for name in PROFILES},
             notes=table.get("notes", []),
             published=published.parse(table.get("published", [])),

@@ -25,6 +25,7 @@ class Value:
     low: float | None = None  # 95% interval; None for one repetition or a seed's number
     high: float | None = None
     flags: tuple[str, ...] = ()  # validity flags of the row it came from
+    tip: str = ""  # more to say on hover: a run's name, commit and versions
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,7 @@ class Chart:
     y_scale: str = LINEAR
     note: str = ""  # a line under the chart: what differs between ours and the seed's, ...
     folded: bool = False  # drawn under "more charts", one click open: a detail, not the answer
+    base: float | None = None  # bars: where they rise from (1 for ratios on a log axis); else the axis' end
 
     def __post_init__(self) -> None:
         for s in self.series:

@@ -23,6 +23,7 @@ def host_facts() -> dict:
     with contextlib.suppress(OSError), open("/proc/cpuinfo", encoding="utf-8") as cpuinfo:
         model = next((line.split(":", 1)[1].strip() for line in cpuinfo if line.startswith("model name")), model)
     return {
+        "name": platform.node(),  # the host's name: histories and comparisons keep hosts apart
         "cpu_model": model,
         "cores": len(machine_cores()),
         "kernel": platform.release(),

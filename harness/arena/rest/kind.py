@@ -179,6 +179,12 @@ class RestKind:
     def outcome(self, m: Measurement) -> str:
         return measure.outcome(m)
 
+    def experiments(self, plan: dict) -> list[str]:
+        return [s.id for s in scenarios.load(plan["scenario"]) if not s.pending]
+
+    def main_metrics(self, m: Measurement) -> dict[str, bool]:
+        return {"rps": True, "p50_ms": False, "p99_ms": False}
+
     def report(self, run: Run, title: str, measurements: list[Measurement], skipped: list[str]) -> Report:
         made = tables.report(title, scenarios.load(run.plan["scenario"]), measurements, skipped)
         manifests, _ = catalog.load()  # as checked out now: the features compared are the code's, not the run's

@@ -1,0 +1,208 @@
+"""B compared with A: for every point both sides measured, each of its main numbers as a ratio B/A
+with a 95% interval, and a verdict, by the test spec/compare.md states.
+
+A side is a stored run, or one implementation of a run. Points are matched by kind, experiment,
+point and core budget, and by implementation when two runs are compared. A point's repetitions that
+count (as in the tables: not unsteady, not crashed) are its samples. The test is Welch's t-test on
+the logarithms of the two sides' samples: the ratio is that of their geometric means, and its
+interval comes from the same test, so the verdict and the interval never disagree. A point is
+*faster* or *slower* (better or worse by the metric's own direction) when the test rejects equality
+at `alpha` **and** the ratio moved by at least `threshold`; else *no difference*. With fewer than two
+samples on a side, or a number that is only a bound (engine-bound), there is nothing to test:
+*untested*, with why. This module is the one comparison: the terminal, the dashboard and the JSON
+all show what it computes.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import warnings
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from arena.measured.export import counted_values
+from arena.measured.measurement import Measurement
+
+THRESHOLD = 0.03  # the smallest change that counts, unless --threshold says otherwise
+ALPHA = 0.05
+
+
+class Verdict(StrEnum):
+    FASTER = "faster"  # better by the metric's direction: more throughput, less latency
+    SLOWER = "slower"
+    SAME = "no difference"
+    UNTESTED = "untested"
+
+
+# What a kind's main numbers are for one of its measurements: metric -> whether higher is better.
+MainMetrics = Callable[[Measurement], dict[str, bool]]
+
+
+@dataclass(frozen=True)
+class Side:
+    label: str  # a run's name, or "RUN:impl"
+    measurements: list[Measurement]
+    impl: str | None = None  # one implementation of the run: then points are not matched by it
+
+
+@dataclass(frozen=True)
+class Change:
+    """One main number of one point, on both sides."""
+
+    kind: str
+    experiment: str
+    point: str  # JSON of its parameters
+    cpus: int
+    impl: str | None  # None when the sides are two implementations
+    metric: str
+    higher_is_better: bool
+    a: list[float]
+    b: list[float]
+    ratio: float | None  # B/A of the geometric means; None when a side has no number
+    low: float | None  # its 95% interval; None when untested
+    high: float | None
+    p: float | None
+    verdict: Verdict
+    why: str = ""  # what an untested point lacks
+    flags: tuple[str, ...] = ()
+
+    @property
+    def where(self) -> str:
+        return point_label(self.experiment, self.point, self.cpus, self.impl)
+
+    @property
+    def effect(self) -> float:
+        """How far the ratio is from 1, either way, on a log scale: the order of the table."""
+        return abs(math.log(self.ratio)) if self.ratio else 0.0
+
+
+@dataclass(frozen=True)
+class Comparison:
+    a: str
+    b: str
+    threshold: float
+    alpha: float
+    changes: list[Change]  # by effect, the largest first
+    only_a: list[str] = field(default_factory=list)  # points one side has and the other has not
+    only_b: list[str] = field(default_factory=list)
+
+    def count(self, verdict: Verdict) -> int:
+        return sum(c.verdict is verdict for c in self.changes)
+
+    def document(self) -> dict:
+        """The comparison as JSON (spec/compare.md)."""
+        return {
+            "schema": "arena.compare/1",
+            "a": self.a,
+            "b": self.b,
+            "threshold": self.threshold,
+            "alpha": self.alpha,
+            "changes": [
+                {
+                    "kind": c.kind,
+                    "experiment": c.experiment,
+                    "point": json.loads(c.point),
+                    "cpus": c.cpus,
+                    "impl": c.impl,
+                    "metric": c.metric,
+                    "higher_is_better": c.higher_is_better,
+                    "a": c.a,
+                    "b": c.b,
+                    "ratio": c.ratio,
+                    "low": c.low,
+                    "high": c.high,
+                    "p": c.p,
+                    "verdict": str(c.verdict),
+                    "why": c.why,
+                    "flags": list(c.flags),
+                }
+                for c in self.changes
+            ],
+            "only_a": self.only_a,
+            "only_b": self.only_b,
+        }
+
+
+def point_label(experiment: str, point: str, cpus: int, impl: str | None) -> str:
+    parameters = " ".join(f"{k}={v}" for k, v in json.loads(point).items())
+    return " ".join(part for part in (impl or "", experiment, parameters, f"cpus={cpus}") if part)
+
+
+def _groups(side: Side) -> dict[tuple, list[Measurement]]:
+    found: dict[tuple, list[Measurement]] = defaultdict(list)
+    for m in side.measurements:
+        if side.impl is None or m.impl == side.impl:
+            found[(m.kind, m.experiment, m.point, m.cpus, None if side.impl else m.impl)].append(m)
+    return found
+
+
+def welch(a: list[float], b: list[float], alpha: float) -> tuple[float, float, float, float]:
+    """(ratio, low, high, p): B/A of the geometric means, its 1 - alpha interval and the p-value of
+    Welch's t-test on the logarithms. Two sides without spread differ for certain or not at all."""
+    from scipy import stats  # imported here: scipy takes tens of MiB every other command does without
+
+    la, lb = [math.log(x) for x in a], [math.log(x) for x in b]
+    shift = sum(lb) / len(lb) - sum(la) / len(la)
+    if max(la) == min(la) and max(lb) == min(lb):
+        return math.exp(shift), math.exp(shift), math.exp(shift), 0.0 if shift else 1.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # nearly equal samples: the test still answers
+        tested = stats.ttest_ind(lb, la, equal_var=False)
+        interval = tested.confidence_interval(1 - alpha)
+    return math.exp(shift), math.exp(interval.low), math.exp(interval.high), float(tested.pvalue)
+
+
+def judge(ratio: float, p: float, higher_is_better: bool, threshold: float, alpha: float) -> Verdict:
+    if p >= alpha or abs(ratio - 1) < threshold:
+        return Verdict.SAME
+    return Verdict.FASTER if (ratio > 1) == higher_is_better else Verdict.SLOWER
+
+
+def _change(key: tuple, metric: str, higher: bool, groups: tuple[list, list], threshold: float, alpha: float):
+    kind, experiment, point, cpus, impl = key
+    a, b = (counted_values(group, metric) for group in groups)
+    flags = tuple(sorted({flag for group in groups for m in group for flag in m.flags}))
+    made = {"kind": kind, "experiment": experiment, "point": point, "cpus": cpus, "impl": impl, "metric": metric}
+    made |= {"higher_is_better": higher, "a": a, "b": b, "flags": flags}
+
+    def untested(why: str, ratio: float | None = None) -> Change:
+        return Change(**made, ratio=ratio, low=None, high=None, p=None, verdict=Verdict.UNTESTED, why=why)
+
+    if not a or not b:
+        return untested("no number on " + " and ".join(n for n, s in zip("AB", (a, b), strict=True) if not s))
+    if min(a + b) <= 0:
+        return untested("a number that is not positive has no ratio")
+    geometric = math.exp(sum(map(math.log, b)) / len(b) - sum(map(math.log, a)) / len(a))
+    if len(a) < 2 or len(b) < 2:
+        return untested("one repetition on a side: nothing to test it by (--repeat 3)", geometric)
+    ratio, low, high, p = welch(a, b, alpha)
+    verdict = judge(ratio, p, higher, threshold, alpha)
+    # An engine-bound number is a lower bound of the server's: it can only widen a lead it already
+    # has (B engine-bound and ahead stays ahead), never decide a verdict the other way.
+    bound = [name for name, group in zip("AB", groups, strict=True) if any("engine-bound" in m.flags for m in group)]
+    leader = {Verdict.FASTER: "B", Verdict.SLOWER: "A"}.get(verdict)
+    if bound and not (higher and bound == [leader]):
+        return untested(f"engine-bound on {' and '.join(bound)}: the server's own number is beyond it", geometric)
+    return Change(**made, ratio=ratio, low=low, high=high, p=p, verdict=verdict)
+
+
+def compare(
+    a: Side, b: Side, main_metrics: MainMetrics, threshold: float = THRESHOLD, alpha: float = ALPHA
+) -> Comparison:
+    """Every point both sides measured, each main number judged; the points of one side listed."""
+    ga, gb = _groups(a), _groups(b)
+    changes = []
+    for key in ga.keys() & gb.keys():
+        metrics: dict[str, bool] = {}
+        for m in ga[key] + gb[key]:
+            if m.measured:
+                metrics |= main_metrics(m)
+        for metric, higher in metrics.items():
+            changes.append(_change(key, metric, higher, (ga[key], gb[key]), threshold, alpha))
+    changes.sort(key=lambda c: (c.verdict is Verdict.UNTESTED, -c.effect, c.where, c.metric))
+    only_a = sorted(point_label(*key[1:]) for key in ga.keys() - gb.keys())
+    only_b = sorted(point_label(*key[1:]) for key in gb.keys() - ga.keys())
+    return Comparison(a.label, b.label, threshold, alpha, changes, only_a, only_b)

@@ -1,0 +1,62 @@
+"""The two sides a command line or a page names, read from the store, and what differs between
+where and how they were measured.
+
+A side is a run (`last`, `last~1`, a run's name) or one implementation of a run (`RUN:go`). Both
+sides are runs, or both are implementations: a run against one implementation would match points
+by implementation on one side only.
+"""
+
+from __future__ import annotations
+
+import json
+
+from arena.compare.model import Side
+from arena.errors import UsageError
+from arena.measured.store import Run, Store
+
+
+def read(store: Store, names: tuple[str, str]) -> tuple[tuple[Side, Side], list[tuple[str, str, str]]]:
+    """Both sides, and the facts in which they differ: (what, on A, on B)."""
+    found = [_side(store, name) for name in names]
+    (a, run_a), (b, run_b) = found
+    if (a.impl is None) != (b.impl is None):
+        raise UsageError(
+            f"compare two runs (last~1 last) or two implementations (RUN:go RUN:rust), not {' and '.join(names)}"
+        )
+    if run_a.kind != run_b.kind:
+        raise UsageError(f"{a.label} is an {run_a.kind} run and {b.label} a {run_b.kind} run: compare runs of one kind")
+    return (a, b), differences((a, run_a), (b, run_b))
+
+
+def _side(store: Store, name: str) -> tuple[Side, Run]:
+    run_name, _, impl = name.partition(":")
+    run = store.named(run_name)
+    measurements = store.measurements(run.id)
+    if not impl:
+        return Side(run.name, measurements), run
+    impls = sorted({m.impl for m in measurements})
+    if impl not in impls:
+        raise UsageError(f"run {run.name} has no measurement of {impl!r}; it has {', '.join(impls) or 'none'}")
+    return Side(f"{run.name}:{impl}", measurements, impl), run
+
+
+def facts(run: Run, side: Side) -> dict[str, str]:
+    """Where and how a side was measured, one fact a line: its run's commit, host and options, and
+    the versions its measurements recorded (of its implementation alone when it is one)."""
+    found = {
+        "commit": run.git_commit + (" (with uncommitted changes)" if run.git_dirty else ""),
+        **{f"host {key}": str(value) for key, value in run.host.items()},
+        **{f"option {key}": json.dumps(value) for key, value in run.plan.items() if key != "kind"},
+    }
+    for m in side.measurements:
+        if side.impl in (None, m.impl):
+            for key, value in (m.versions or {}).items():
+                found.setdefault(f"{key}" if side.impl else f"{m.impl} {key}", str(value))
+    return found
+
+
+def differences(a: tuple[Side, Run], b: tuple[Side, Run]) -> list[tuple[str, str, str]]:
+    fa, fb = facts(a[1], a[0]), facts(b[1], b[0])
+    return [
+        (key, fa.get(key, "-"), fb.get(key, "-")) for key in dict.fromkeys([*fa, *fb]) if fa.get(key) != fb.get(key)
+    ]

@@ -1,0 +1,213 @@
+"""`arena compare`, `arena history` and `arena import` (spec/compare.md): a copy of a run whose one
+implementation is 20% slower is *slower* at exactly its points and fails the gate, with JUnit naming
+them; a copy with only noise is *no difference* everywhere; two implementations of one run compare;
+the verdict rule and the test on their own, table-driven; a bad pair of sides is refused in one
+line; history finds a planted step and none in flat noise, and keeps hosts apart; an export
+imported into another store round-trips every measurement."""
+
+import json
+import random
+import re
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from arena.cli import main as cli
+from arena.compare import history_report
+from arena.compare.history import histories
+from arena.compare.model import Side, Verdict, compare, judge, welch
+from arena.errors import UsageError
+from arena.kind import main_metrics
+from arena.measured import importing
+from arena.measured.measurement import Measurement, Outcome
+from arena.measured.store import Run, Store
+from arena.micro.result import ProgramRun
+
+F, S, SAME = Verdict.FASTER, Verdict.SLOWER, Verdict.SAME
+HOPS = {"erlang": 0.20, "go": 0.35, "rust": 0.30}  # µs per hop: lower is better
+
+
+def rings(us: dict[str, float], noise: float, seed: int, slower: dict[str, float] | None = None) -> list:
+    """Ring measurements of each runtime at two points, three repetitions, each within ±`noise`."""
+    draw = random.Random(seed)
+    made = []
+    for impl, base in us.items():
+        for procs in (100, 1000):
+            for rep in range(3):
+                value = base * (slower or {}).get(impl, 1.0) * (1 + draw.uniform(-noise, noise))
+                point = json.dumps({"mode": "idiomatic", "procs": procs, "size": 100})
+                run = ProgramRun({"us_per_hop": value}, {"laps": 100}, 0.1, 0.2, 0.1, 900, "", None)
+                made.append(Measurement("micro", impl, "ring", point, 1, rep, Outcome.MEASURED, payload=run))
+    return made
+
+
+def stored(name: str, measurements: list) -> str:
+    store = Store()
+    run = store.start_run(name, "quick", {"kind": "micro", "bench": ["ring"]}, {"cores": 2}, "abc", False)
+    for m in measurements:
+        store.add(run.id, m)
+    store.finish_run(run.id)
+    store.close()
+    return run.name
+
+
+def test_one_implementation_20_percent_slower_is_slower_at_exactly_its_points_and_fails_the_gate(tmp_path, capsys):
+    a = stored("cmp-base", rings(HOPS, 0.02, 1))
+    b = stored("cmp-slower", rings(HOPS, 0.02, 2, slower={"go": 1.2}))
+    junit = tmp_path / "compare.xml"
+    assert cli.main(["compare", a, b, "--fail-on", "slower", "--junit", str(junit)]) == 1
+    out, err = capsys.readouterr()
+    assert "2 point(s) slower: failing (--fail-on)" in err
+    assert "(2 slower, 4 no difference)" in out  # the table's heading counts the verdicts
+    first = next(line for line in out.splitlines() if "ring" in line)
+    assert first.startswith("go ring") and "slower" in first  # sorted by effect: the largest first
+    cases = ET.parse(junit).getroot().iter("testcase")
+    failed = sorted(c.get("name") for c in cases if c.find("failure") is not None)
+    assert failed == [
+        "go ring mode=idiomatic procs=100 size=100 cpus=1 us_per_hop",
+        "go ring mode=idiomatic procs=1000 size=100 cpus=1 us_per_hop",
+    ]
+    # the same runs, the other way round: go got faster, and only a gate on faster fails
+    assert cli.main(["compare", b, a, "--fail-on", "slower"]) == 0
+    assert cli.main(["compare", b, a, "--fail-on", "faster"]) == 1
+
+
+def test_a_copy_with_only_noise_is_no_difference_everywhere(capsys):
+    a = stored("cmp-noise-a", rings(HOPS, 0.03, 3))
+    b = stored("cmp-noise-b", rings(HOPS, 0.03, 4))
+    assert cli.main(["compare", a, b, "--fail-on", "slower", "--json"]) == 0
+    made = json.loads(capsys.readouterr().out)
+    assert made["schema"] == "arena.compare/1" and len(made["changes"]) == 6
+    assert {c["verdict"] for c in made["changes"]} == {"no difference"}
+    assert all(c["low"] < 1 < c["high"] or abs(c["ratio"] - 1) < 0.03 for c in made["changes"])
+
+
+def test_two_implementations_of_one_run_and_the_points_only_one_side_has(capsys):
+    measurements = rings(HOPS, 0.02, 5) + rings({"scala": 1.0}, 0.02, 6)[:3]  # scala at procs=100 only
+    run = stored("cmp-impls", measurements)
+    assert cli.main(["compare", f"{run}:erlang", f"{run}:go"]) == 0
+    out = capsys.readouterr().out
+    assert "(2 slower)" in out and "runtime" not in out  # no versions recorded: nothing differs
+    made = compare(
+        Side("erlang", measurements, "erlang"), Side("scala", measurements, "scala"), main_metrics(cli.kinds())
+    )
+    assert [c.verdict for c in made.changes] == [S]  # scala (B) takes 1.0 µs a hop, erlang (A) 0.2
+    assert made.only_a == ["ring mode=idiomatic procs=1000 size=100 cpus=1"] and made.only_b == []
+
+
+def test_a_single_repetition_is_untested_and_says_why():
+    one = [m for m in rings(HOPS, 0.02, 7) if m.repetition == 0]
+    made = compare(Side("a", one), Side("b", one), main_metrics(cli.kinds()))
+    assert {c.verdict for c in made.changes} == {Verdict.UNTESTED}
+    assert "one repetition" in made.changes[0].why
+
+
+@pytest.mark.parametrize(
+    ("ratio", "p", "higher", "expected"),
+    [
+        (1.20, 0.001, True, F),  # more throughput
+        (1.20, 0.001, False, S),  # more latency
+        (0.80, 0.001, True, S),
+        (0.80, 0.001, False, F),
+        (1.20, 0.20, True, SAME),  # not significant
+        (1.02, 0.001, True, SAME),  # significant, but under the threshold
+        (0.97, 0.001, False, F),  # exactly the threshold counts
+    ],
+)
+def test_the_verdict_needs_both_significance_and_a_change_that_counts(ratio, p, higher, expected):
+    assert judge(ratio, p, higher, 0.03, 0.05) is expected
+
+
+def test_welch_gives_the_ratio_of_geometric_means_and_its_interval():
+    ratio, low, high, p = welch([100, 102, 98], [120, 123, 117], 0.05)
+    assert ratio == pytest.approx(1.2, rel=1e-3) and low < 1.2 < high and p < 0.01
+    assert welch([5, 5, 5], [5, 5, 5], 0.05) == (1.0, 1.0, 1.0, 1.0)  # no spread, no difference
+    assert welch([5, 5, 5], [6, 6, 6], 0.05)[3] == 0.0  # no spread, a certain one
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "said"),
+    [
+        ("cmp-base", "cmp-base:go", "compare two runs (last~1 last) or two implementations"),
+        ("cmp-base:java", "cmp-base:go", "has no measurement of 'java'; it has erlang, go, rust"),
+        ("no-such-run", "cmp-base", "no run named no-such-run"),
+        ("last~x", "last", "last~N with N a whole number"),
+        ("last~100000", "last", "no run last~100000"),
+    ],
+)
+def test_sides_that_cannot_be_compared_are_refused_in_one_line(a, b, said, capsys):
+    stored("cmp-base", rings(HOPS, 0.02, 1))
+    assert cli.main(["compare", a, b]) == 2
+    err = capsys.readouterr().err
+    assert said in err and err.count("\n") == 1, err
+
+
+def runs_of(levels: list[float], noise: float, seed: int, host: str = "alpha") -> list:
+    """One stored-run pair (Run, measurements) per level: go's µs per hop at that level, ± noise."""
+    made = []
+    for i, level in enumerate(levels):
+        run = Run(i, f"h-{host}-{i}", "micro", "quick", {}, {"name": host}, f"c{i:03}", False, 1.0, started=1000.0 + i)
+        made.append((run, rings({"go": level}, noise, seed + i)))
+    return made
+
+
+def test_history_finds_a_step_planted_in_a_series_and_none_in_flat_noise():
+    metrics = main_metrics(cli.kinds())
+    step = histories(runs_of([0.35] * 6 + [0.42] * 6, 0.02, 10), "go", ["ring"], metrics)
+    assert len(step) == 2  # two points of the ring, one main number each
+    assert all(h.changes == [6] for h in step), [h.changes for h in step]
+    made = history_report.report("go", step)
+    said = made.sections[0].table.rows[6].cells[5].show()
+    assert re.fullmatch(r"new level: \+(19|20|21)\.\d% \(worse\)", said), said  # 20% more µs a hop
+    for seed in range(20, 30):
+        flat = histories(runs_of([0.35] * 12, 0.02, seed * 100), "go", ["ring"], metrics)
+        assert all(h.changes == [] for h in flat), (seed, [h.changes for h in flat])
+
+
+def test_a_host_is_a_dimension_of_the_history_never_mixed():
+    metrics = main_metrics(cli.kinds())
+    made = histories(runs_of([0.35] * 6, 0.02, 1, "alpha") + runs_of([0.5] * 6, 0.02, 1, "beta"), "go", [], metrics)
+    assert sorted({(h.host, len(h.entries)) for h in made}) == [("alpha", 6), ("beta", 6)]
+    assert all(h.changes == [] for h in made)  # alpha's level and beta's are two histories, not a step
+
+
+def test_history_prints_every_run_of_an_implementation(capsys):
+    stored("cmp-hist-1", rings(HOPS, 0.02, 11))
+    stored("cmp-hist-2", rings(HOPS, 0.02, 12))
+    assert cli.main(["history", "go", "--scenario", "ring"]) == 0
+    out = capsys.readouterr().out
+    assert "cmp-hist-1" in out and "cmp-hist-2" in out and "go ring mode=idiomatic procs=100" in out
+    assert cli.main(["history", "cobol"]) == 2
+    assert "no stored run measured 'cobol'" in capsys.readouterr().err
+
+
+def test_an_export_imported_elsewhere_round_trips_every_measurement(fake_measurements, tmp_path, capsys):
+    name = stored("cmp-export", rings(HOPS, 0.02, 13) + fake_measurements[:2])
+    out = tmp_path / "run.json"
+    assert cli.main(["export", name, "--out", str(out)]) == 0
+    elsewhere = Store(tmp_path / "elsewhere.sqlite")
+    try:
+        run, count = importing.into(elsewhere, out)
+        assert (run.name, count) == (name, 20)
+        original = Store()
+        try:
+            theirs = original.named(name)
+            assert elsewhere.measurements(run.id) == original.measurements(theirs.id)
+            assert (run.host, run.plan, run.started, run.git_commit) == (
+                theirs.host,
+                theirs.plan,
+                theirs.started,
+                theirs.git_commit,
+            )
+        finally:
+            original.close()
+        with pytest.raises(UsageError, match="is already here"):
+            importing.into(elsewhere, out)
+        broken = json.loads(out.read_text())
+        broken["measurements"][3]["outcome"] = "great"
+        (tmp_path / "broken.json").write_text(json.dumps(broken))
+        with pytest.raises(UsageError, match="measurement 4 is malformed"):
+            importing.into(elsewhere, tmp_path / "broken.json")
+        assert len(elsewhere.runs()) == 1  # nothing of a refused file was kept
+    finally:
+        elsewhere.close()
