@@ -143,7 +143,7 @@ def test_an_assertion_breached_fails_the_run_and_names_the_point_in_junit(fake, 
     assert "assertions: 1 breached of 8" in out and "BREACHED" in out
     xml = junit.read_text()
     assert xml.count("<testcase") == 8 and xml.count("<failure") == 1
-    assert 'classname="count:value&lt;3" name="fake i=3 cpus=1"' in xml
+    assert 'classname="count:value&lt;3" name="fake count i=3 cpus=1"' in xml
     assert lifecycle.run(Counting(fake), options(assertions=["count:value<=3"]), Console()) == 0
 
 

@@ -13,6 +13,7 @@ import json
 from arena.compare.model import Side
 from arena.errors import UsageError
 from arena.measured.store import Run, Store
+from arena.report.provenance import shown
 
 
 def read(store: Store, names: tuple[str, str]) -> tuple[tuple[Side, Side], list[tuple[str, str, str]]]:
@@ -51,7 +52,7 @@ def facts(run: Run, side: Side) -> dict[str, str]:
     for m in side.measurements:
         if side.impl in (None, m.impl):
             for key, value in (m.versions or {}).items():
-                found.setdefault(f"{key}" if side.impl else f"{m.impl} {key}", str(value))
+                found.setdefault(key if side.impl else f"{m.impl} {key}", shown(value))
     return found
 
 

@@ -9,7 +9,6 @@ a CI job, never pass it.
 
 from __future__ import annotations
 
-import json
 import math
 import operator
 import re
@@ -17,6 +16,7 @@ import statistics
 from collections import defaultdict
 from dataclasses import dataclass
 
+from arena.compare.model import point_label
 from arena.errors import UsageError
 from arena.gates.junit import Case
 from arena.measured.export import counted_values
@@ -87,7 +87,7 @@ def judge(assertion: Assertion, measurements: list[Measurement]) -> list[Judged]
         return [Judged(assertion, assertion.experiment, None, False, "the run stored no measurement of it")]
     judged = []
     for (impl, point, cpus), group in sorted(groups.items()):
-        where = f"{impl} {' '.join(f'{k}={v}' for k, v in json.loads(point).items())} cpus={cpus}"
+        where = point_label(assertion.experiment, point, cpus, impl)
         values = counted_values(group, assertion.metric)
         if not values:
             judged.append(Judged(assertion, where, None, False, f"no {assertion.metric} measured here"))

@@ -75,7 +75,7 @@ def sections(run: Run, measurements: list[Measurement]) -> list[Section]:
             found.setdefault(m.impl, m.versions)
     keys = list(dict.fromkeys(key for versions in found.values() for key in versions))
     rows = [
-        Row([Cell(impl), *(Cell(_shown(versions.get(key, "-"))) for key in keys)])
+        Row([Cell(impl), *(Cell(shown(versions.get(key, "-"))) for key in keys)])
         for impl, versions in sorted(found.items())
     ]
     versions = Section("versions", Table([Column("impl"), *(Column(key) for key in keys)], rows, flags=False))
@@ -95,5 +95,6 @@ def _when(seconds: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(seconds))
 
 
-def _shown(value: object) -> str:
+def shown(value: object) -> str:
+    """A recorded version as a cell: a list of libraries joined."""
     return ", ".join(map(str, value)) if isinstance(value, list) else str(value)
