@@ -13,6 +13,7 @@ from arena import lifecycle
 from arena.capacity.workloads import load as capacity_workloads
 from arena.cli import main as cli
 from arena.findings import catalog, rules
+from arena.findings import judge as judge_module
 from arena.findings.judge import judge, judge_all
 from arena.findings.rules import Case, Missing
 from arena.findings.section import section
@@ -138,6 +139,16 @@ def test_swapping_two_implementations_flips_the_verdicts_that_compare_them():
     # its other test needs `arena run`, which was not read: said, with the command that would run it
     (http,) = [t for t in agreed.tests if t.test.kind == "http"]
     assert http.verdict is Verdict.NOT_TESTED and "`./arena run --scenario thesis-userinfo`" in http.reason
+
+
+def test_a_value_published_at_the_budget_wins_over_one_published_without():
+    # blog-ab: the async server at one core (468.85 req/s), the cluster without a core count (474.5)
+    (async_test,) = finding("B-ab1").tests
+    (cluster,) = finding("B-ab2").tests
+    assert judge_module._seed(async_test, 1) == {"node": 468.85}
+    assert judge_module._seed(cluster, 2) == {"node": 474.5}
+    (mean,) = finding("B-ab1-mean").tests
+    assert judge_module._seed(mean, 1) == {"node": 213.286}
 
 
 def test_the_evidence_of_a_verdict_is_drawn_folded_under_the_table():

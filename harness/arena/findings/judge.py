@@ -131,16 +131,18 @@ def _cases(test: Test, cells: list[Cell]) -> list[tuple[str, Case]]:
 
 
 def _seed(test: Test, cpus: int) -> dict[str, float]:
-    """The values the seed published of the test's metric at its point, for this budget (a value
-    without a budget stands for any)."""
-    seed = {}
+    """The values the seed published of the test's metric at its point, for this budget: a value
+    published at this budget, else one published without a budget (which stands for any)."""
+    exact, unbudgeted = {}, {}
     for published in test.published:
         if test.seed_point and not _within(published.point, test.seed_point):
             continue
         for entry in published.values:
-            if entry.get("cpus", cpus) == cpus:
-                seed[entry["impl"]] = float(entry["value"])
-    return seed
+            if "cpus" not in entry:
+                unbudgeted[entry["impl"]] = float(entry["value"])
+            elif entry["cpus"] == cpus:
+                exact[entry["impl"]] = float(entry["value"])
+    return unbudgeted | exact
 
 
 def _natural(point: dict) -> list:
