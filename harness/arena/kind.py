@@ -91,6 +91,15 @@ class Batch:
     close: Callable[[], None] = lambda: None
 
 
+class Cut(KeyboardInterrupt):
+    """Ctrl-C during a long task (a soak of hours): what it measured until then, which the
+    lifecycle stores before it stops, so that nothing finished is lost."""
+
+    def __init__(self, measurement: Measurement) -> None:
+        super().__init__()
+        self.measurement = measurement
+
+
 class Kind(Protocol):
     name: str  # stored with the run: 'http' or 'micro'
     command: str  # the command that runs it, for resume hints: 'run' or 'micro'

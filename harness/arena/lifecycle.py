@@ -18,7 +18,7 @@ from arena.findings.values import Index
 from arena.gates import assertion, junit
 from arena.gates.assertion import Assertion
 from arena.impls.catalog import RESULTS
-from arena.kind import Batch, Kind
+from arena.kind import Batch, Cut, Kind
 from arena.measured.measurement import Measurement
 from arena.measured.store import Run, Store, StoreError
 from arena.report import provenance
@@ -109,7 +109,11 @@ def _measure(batch: Batch, kind: Kind, store: Store, current: Run, console: Cons
     with console.progress(todo, stored=len(batch.tasks) - len(todo)) as loop:
         for task in todo:
             loop.start(task)
-            measurement = batch.measure(task, loop.phase)
+            try:
+                measurement = batch.measure(task, loop.phase)
+            except Cut as cut:
+                store.add(current.id, cut.measurement)
+                raise
             store.add(current.id, measurement)
             loop.finish(task, kind.outcome(measurement))
 

@@ -17,7 +17,7 @@ from arena.capacity.probe import Prober, Runner, judged, predicted, warmup_rule,
 from arena.capacity.result import CapacitySearch, ClientSweep
 from arena.capacity.saturation import saturate
 from arena.capacity.search import AT_MAX, BELOW_MIN, ENGINE_BOUND, FOUND, UNFINISHED
-from arena.capacity.workloads import Held, Objective, Point, Workload, load, objective_of, parse_slo
+from arena.capacity.workloads import Held, Objective, Point, Workload, chosen, load, objective_of, parse_slo
 from arena.cli import main as cli
 from arena.engines import loadgen
 from arena.engines.interface import EngineRun
@@ -329,7 +329,10 @@ def test_objectives_from_the_command_line():
 
 def test_every_workload_of_the_spec_is_read_with_its_objective():
     workloads = load()[1]
-    assert list(workloads) == ["plaintext", "json", "bcrypt", "compute", "database", "longpoll"]
+    assert list(workloads) == ["plaintext", "json", "bcrypt", "compute", "database", "longpoll", "mix"]
+    # The soak's mix is measured when named, not by default.
+    assert [w.id for w in chosen([])] == ["plaintext", "json", "bcrypt", "compute", "database", "longpoll"]
+    assert [w.id for w in chosen(["mix"])] == ["mix"] and workloads["mix"].database
     assert workloads["longpoll"].held == Held(500) and workloads["longpoll"].settings == {"ARENA_LONGPOLL_MS": "500"}
     assert workloads["bcrypt"].settings == {"ARENA_BCRYPT_COST": "4"} and workloads["bcrypt"].setup
     assert workloads["database"].database and workloads["database"].data == {"kind": "records"}

@@ -8,6 +8,7 @@ import psutil
 import psycopg
 import pytest
 
+from arena.checks import db_urls
 from arena.host import database
 from arena.host.database import Cluster, DatabaseError
 
@@ -72,3 +73,22 @@ def test_a_cluster_whose_harness_died_is_stopped_and_deleted_by_the_next_one():
         assert not orphan.folder.exists()
     assert orphan.process.wait(timeout=10) is not None  # killed (reaped here, since this test started it)
     assert not postgres_processes(orphan.folder)
+
+
+def test_every_form_of_the_url_reaches_the_records_as_libpq_reads_it():
+    """The forms conformance gives the servers (checks/db_urls.py), each opened by libpq itself
+    (psycopg): the trusted role without a password, the percent-encoded role, the other scheme,
+    and 5432 when the cluster has it; on the user's database, the forms that need the harness's
+    roles are skipped with the reason."""
+    with database.database() as db:
+        forms = db_urls.forms(db)
+        tried = [form for form in forms if not form.skipped]
+        assert len(tried) == (5 if db.cluster.port == database.DEFAULT_PORT else 4)
+        for form in tried:
+            with psycopg.connect(form.url, connect_timeout=5) as conn:
+                assert conn.execute("SELECT value FROM record WHERE name = 'r42'").fetchone() == ("value of r42",)
+        with pytest.raises(psycopg.OperationalError, match="password"):
+            psycopg.connect(db.url.replace(":arena@", "@"), connect_timeout=5)  # only the trusted role is
+        given = database.Database(url=db.url, admin_url=db.admin_url)
+        skipped = [form for form in db_urls.forms(given) if form.skipped]
+        assert len(skipped) == 2 and all("--db-url" in form.skipped for form in skipped)

@@ -1,5 +1,7 @@
 """The harness's dependencies point one way — command line and dashboard → lifecycle → kinds →
-shared parts — and no module imports itself back through others."""
+shared parts — and no module imports itself back through others. A kind may build on another only
+from a layer above it: the soak holds servers at a share of their capacity, with capacity's
+workloads and runner."""
 
 import ast
 from pathlib import Path
@@ -12,6 +14,7 @@ PACKAGE = Path(arena.__file__).parent
 LAYERS = {
     "command line": {"__main__", "cli", "dashboard"},
     "lifecycle": {"lifecycle"},
+    "kinds built on kinds": {"soak"},
     "kinds": {"rest", "micro", "capacity"},
     "shared parts": {
         "kind",

@@ -12,7 +12,7 @@ from arena import lifecycle
 from arena.console import Console
 from arena.errors import UsageError
 from arena.impls.catalog import RESULTS
-from arena.kind import Batch, Task
+from arena.kind import Batch, Cut, Task
 from arena.measured.measurement import Measurement, Outcome, payload
 from arena.measured.store import Store
 from arena.report.tables import Cell, Column, Report, Row, Section, Table, legend
@@ -47,8 +47,8 @@ class Counting:
     name = "counting"
     command = "counting"
 
-    def __init__(self, manifest, stop: int | None = None) -> None:
-        self.manifest, self.stop, self.measured = manifest, stop, []
+    def __init__(self, manifest, stop: int | None = None, cut: bool = False) -> None:
+        self.manifest, self.stop, self.cut, self.measured = manifest, stop, cut, []
 
     def plan(self, options: argparse.Namespace) -> dict:
         return {"suite": "quick", "n": options.n}
@@ -68,10 +68,10 @@ class Counting:
 
     def measure(self, task: Task, phase) -> Measurement:
         phase("count")
-        if task.point.i == self.stop:
+        if task.point.i == self.stop and not self.cut:
             raise KeyboardInterrupt
         self.measured.append(task.point.i)
-        return Measurement(
+        made = Measurement(
             self.name,
             task.manifest.name,
             "count",
@@ -81,6 +81,9 @@ class Counting:
             Outcome.MEASURED,
             payload=Counted(task.point.i),
         )
+        if task.point.i == self.stop:
+            raise Cut(made)  # a long task stopped halfway: what it measured so far
+        return made
 
     def outcome(self, m: Measurement) -> str:
         return f"value {m.payload.value}"
@@ -123,6 +126,14 @@ def test_interrupt_keeps_what_is_done_and_resume_does_the_rest(fake, capsys):
     finished = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(run.finished))
     assert f"| finished | {finished} |" in summary  # written after the run was marked finished
     store.close()
+
+
+def test_a_task_cut_short_is_stored_before_the_run_stops_and_not_measured_again(fake, capsys):
+    assert lifecycle.run(Counting(fake, stop=2, cut=True), options(), Console()) == 130
+    assert "interrupted: 3 measurement(s) of run" in capsys.readouterr().out
+    rest = Counting(fake)
+    assert lifecycle.run(rest, options(resume="last"), Console()) == 0
+    assert rest.measured == [3]
 
 
 def test_a_run_is_resumed_only_by_its_own_command(fake):

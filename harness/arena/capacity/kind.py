@@ -21,7 +21,7 @@ from arena.checks import reference, verify
 from arena.console import Console
 from arena.engines.interface import EngineError, LoadEngine
 from arena.host import cores
-from arena.host.database import Database, DatabaseError, database
+from arena.host.database import Database, DatabaseError
 from arena.host.process import ServerError
 from arena.host.starts import Starts, start_settings
 from arena.impls import catalog
@@ -84,10 +84,10 @@ class CapacityKind:
             self.engine.ensure(toolchains)
         stack = contextlib.ExitStack()
         try:
-            db = stack.enter_context(database(self.db_url))
-            console.line(f"preparing and verifying; /record uses {db.described}")
-            ready, skipped = verify.ready(manifests, plan["cpus"], toolchains, db, console)
-            data = {w.id: _data_file(w, db) for w in workloads}
+            db, ready, skipped = verify.ready_on_database(
+                stack, self.db_url, manifests, plan["cpus"], toolchains, console
+            )
+            data = {w.id: data_file(w, db) for w in workloads}
         except BaseException:
             stack.close()
             raise
@@ -271,7 +271,7 @@ def first_rate(hint: float | None, saturated: sweep.Level, share: float) -> floa
     return min(most, hint) if hint else share * most
 
 
-def _data_file(workload: Workload, db: Database) -> Path | None:
+def data_file(workload: Workload, db: Database) -> Path | None:
     """The rows that fill a workload's templates, as a file the engine reads."""
     if workload.data is None:
         return None

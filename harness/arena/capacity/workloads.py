@@ -82,6 +82,7 @@ class Workload:
     data: dict | None = None  # {"kind": "users", "rows": N} or {"kind": "records"}
     database: bool = False
     held: Held | None = None  # its search is over connections held, not arrivals a second
+    default: bool = True  # measured when no workload is named (the soak's mix is not)
 
 
 @dataclass(frozen=True)
@@ -141,12 +142,12 @@ def load() -> tuple[SearchParameters, dict[str, Workload]]:
 
 
 def chosen(names: list[str]) -> list[Workload]:
-    """The workloads `--workload` names, in the file's order (none named: all)."""
+    """The workloads `--workload` names, in the file's order (none named: every default one)."""
     workloads = load()[1]
     unknown = [name for name in names if name not in workloads]
     if unknown:
         raise UsageError(f"unknown workload(s): {', '.join(unknown)} (known: {', '.join(workloads)})")
-    return [w for w in workloads.values() if not names or w.id in names]
+    return [w for w in workloads.values() if w.id in names or (not names and w.default)]
 
 
 SLO_PART = re.compile(r"^(p99|p999|p99\.9)=(\d+(?:\.\d+)?)(ms|s)?$")

@@ -1,8 +1,9 @@
 """Conformance: the contract of spec/README.md checked on a live server, with proof the work is real.
 
 `arena verify` starts the server twice: once with short delays and bcrypt cost 4 for the whole
-contract, once with cost 12 to show that bcrypt really runs at the configured cost; then it starts
-it with malformed settings, which must make it exit at start. A check reports every expectation
+contract, once with cost 12 to show that bcrypt really runs at the configured cost; then once for
+each other form of `ARENA_DB_URL` (db_urls.py), and with malformed settings, which must make it
+exit at start. A check reports every expectation
 it finds broken, each with the request it sent, what it expected and what came back.
 
 Timing is judged one way, because a loaded machine can make a server late but never early. A time
@@ -13,6 +14,7 @@ late past its bound is a warning while it stays within 1.5 times the bound, and 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import itertools
@@ -24,14 +26,14 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from arena.checks import abuse, overload, records, reference
+from arena.checks import abuse, clients, db_urls, overload, records, reference
 from arena.checks.client import Client, Reply
 from arena.checks.expect import Context, mismatch
 from arena.checks.result import CheckResult, Problem, Severity, verdict
 from arena.console import Console
 from arena.engines.interface import LoadEngine
 from arena.host import cores
-from arena.host.database import Database, DatabaseError
+from arena.host.database import Database, DatabaseError, database
 from arena.host.process import Server, ServerError, free_port, running
 from arena.impls import build
 from arena.impls.catalog import RESULTS, ROOT, SPEC, Manifest
@@ -361,6 +363,10 @@ MAIN_CHECKS: list[tuple[str, Check]] = [
     ("the fuzzer's finds: no 5xx for a multipart Content-Type without a boundary", check_fuzzer_finds),
     ("bcrypt cost 4: verify timed", check_bcrypt_cost4),
     ("malformed burst: 4xx or closed, then still serving", check_malformed_burst),
+    ("HTTP/1.0 without Host: 200, then the connection closed", clients.check_http10_without_host),
+    (f"{2 * clients.PIPELINED + 1} pipelined requests answered in order", clients.check_pipelining),
+    ("a client that half-closes after its request is answered", clients.check_half_close),
+    ("Expect: 100-continue: 100 then 200; an oversized body 413", clients.check_expect_continue),
     ("/record: create, read, update, delete; 409 and 404", records.check_record_crud),
     ("/record: bad names, bodies and values give 400, 413, 405", records.check_record_errors),
     ("/record: injected SQL is data", records.check_record_injection),
@@ -479,6 +485,7 @@ def conformance(
             failed = CheckResult(name, time.monotonic() - started, [Problem(Severity.FAIL, str(err))])
             report(failed)
             results.append(failed)
+    results += db_urls.check_forms(manifest, cores, db, with_db, report)
     for name, value in MALFORMED_SETTINGS:
         results.append(check_malformed_setting(manifest, cores, name, value))
         report(results[-1])
@@ -613,6 +620,22 @@ def passed_before(manifest: Manifest, cpus: int, db: Database, console: Console)
         when = time.strftime("%Y-%m-%d %H:%M")
         stamp.write_text(json.dumps({"fingerprint": fingerprint, "detail": found.detail, "when": when}))
     return found
+
+
+def ready_on_database(
+    stack: contextlib.ExitStack,
+    db_url: str | None,
+    manifests: list[Manifest],
+    budgets: list[int],
+    toolchains: Toolchains,
+    console: Console,
+) -> tuple[Database, list[tuple[Manifest, int]], list[str]]:
+    """The database a measuring command's batch uses (the user's, or a cluster entered on `stack`,
+    which the batch closes when it ends), and what of `manifests` passed conformance on it (`ready`)."""
+    db = stack.enter_context(database(db_url))
+    console.line(f"preparing and verifying; /record uses {db.described}")
+    chosen, skipped = ready(manifests, budgets, toolchains, db, console)
+    return db, chosen, skipped
 
 
 def ready(

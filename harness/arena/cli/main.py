@@ -33,6 +33,7 @@ from arena.findings.judge import judge_all
 from arena.findings.section import exported, section
 from arena.findings.values import Index
 from arena.findings.verdict import Verdict
+from arena.gates import assertion
 from arena.host import cores
 from arena.host.database import Database, database
 from arena.host.process import running
@@ -47,11 +48,16 @@ from arena.measured.store import Store
 from arena.micro.kind import MicroKind
 from arena.report.tables import Cell, Column, Row, Table
 from arena.rest.kind import RestKind
+from arena.soak import kind as soak
+from arena.soak import parameters as soak_parameters
+from arena.soak.kind import SoakKind
 
 
 def kinds() -> dict[str, Kind]:
     """Every kind of measurement, by the name its runs are stored with."""
-    return {kind.name: kind for kind in (RestKind(Loadgen()), MicroKind(), CapacityKind(Loadgen()))}
+    return {
+        kind.name: kind for kind in (RestKind(Loadgen()), MicroKind(), CapacityKind(Loadgen()), SoakKind(Loadgen()))
+    }
 
 
 # --- commands ----------------------------------------------------------------------------------
@@ -270,6 +276,34 @@ def cmd_capacity(args: argparse.Namespace, console: Console) -> int:
     return lifecycle.run(kinds()["capacity"], args, console)
 
 
+def cmd_soak(args: argparse.Namespace, console: Console) -> int:
+    """The soak, after a capacity run of its workload for the implementations with no stored edge
+    (one start each: an edge to take a share of, spec/soak.md)."""
+    every = kinds()
+    if args.rate is None and not args.resume:
+        assertion.parse_all(args.assertions, [soak.KIND])  # refused before the edges are measured
+        missing = soak.without_edge(args)
+        if missing:
+            workload = soak_parameters.load().workload
+            console.line(f"arena soak: no stored {workload} edge for {', '.join(missing)}: measuring it first")
+            first = argparse.Namespace(
+                impl=missing,
+                workload=[workload],
+                cpus=args.cpus,
+                repeat=1,
+                slo=None,
+                scaling=False,
+                db_url=args.db_url,
+                resume=None,
+                assertions=[],
+                junit=None,
+            )
+            status = lifecycle.run(every["capacity"], first, console)
+            if status != 0:
+                return status
+    return lifecycle.run(every["soak"], args, console)
+
+
 def cmd_report(args: argparse.Namespace, console: Console) -> int:
     return lifecycle.report(args.run, kinds(), console)
 
@@ -477,7 +511,8 @@ def parser() -> argparse.ArgumentParser:
         "--workload",
         nargs="*",
         default=[],
-        help="plaintext json bcrypt compute database longpoll: the workloads of spec/capacity.toml (default: all)",
+        help="plaintext json bcrypt compute database longpoll mix: the workloads of spec/capacity.toml "
+        "(default: all but the soak's mix)",
     )
     s.add_argument("--cpus", help="core budgets, e.g. 1 or 1,2 (default: 1, 2, 4, … leaving a core for the engine)")
     s.add_argument(
@@ -490,6 +525,17 @@ def parser() -> argparse.ArgumentParser:
     )
     s.add_argument("--db-url", **DB_URL)
     s.set_defaults(func=cmd_capacity)
+
+    s = sub.add_parser(
+        "soak", parents=[resumable], help="each implementation held for minutes or hours: memory slope and p99 drift"
+    )
+    s.add_argument("--impl", nargs="*", default=[], help="implementations (default: all available)")
+    s.add_argument("--cpus", help="core budgets, e.g. 1 or 1,2 (default: 1, 2, 4, … leaving a core for the engine)")
+    s.add_argument("--minutes", type=float, help="how long each soak lasts, warm-up included (default 4: quick)")
+    s.add_argument("--share", type=float, help="of each implementation's stored edge (default 0.7)")
+    s.add_argument("--rate", type=float, help="arrivals a second for every implementation, instead of a share")
+    s.add_argument("--db-url", **DB_URL)
+    s.set_defaults(func=cmd_soak, repeat=1)
 
     s = sub.add_parser("report", parents=[tables], help="print a stored run's summary again, rewrite its summary.md")
     s.add_argument("run", nargs="?", default="last", help="run name (default: the last run)")

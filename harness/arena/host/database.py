@@ -15,7 +15,11 @@ The cluster's settings (`SETTINGS`) are stated in one place:
 - enough connections for every pool a check opens at once.
 
 Servers connect as the role `arena` (password `arena`) to the database `arena`; the harness asks
-its questions as the superuser, so its own statements are never counted as a server's.
+its questions as the superuser, so its own statements are never counted as a server's. Two more
+roles, members of `arena`, let conformance try the other forms of `ARENA_DB_URL` (spec/README.md):
+`TRUSTED_ROLE` logs in without a password (trusted from 127.0.0.1, as a local database often is),
+and `ENCODED_ROLE`'s name and password hold characters a URL must percent-encode. The cluster
+listens on PostgreSQL's own port, 5432, when that is free, so that a URL without a port reaches it.
 """
 
 from __future__ import annotations
@@ -38,13 +42,16 @@ import psutil
 import psycopg
 
 from arena.errors import ArenaError
-from arena.host.process import cpu_list, free_port
+from arena.host.process import cpu_list, free_port, port_in_use
 from arena.impls.catalog import RESULTS, SPEC, Toolchain
 from arena.impls.toolchain import Toolchains
 
 SCHEMA = SPEC / "data" / "record.sql"
 SEEDED = "^r[0-9]+$"  # the names record.sql seeds
 ROLE = "arena"
+TRUSTED_ROLE = "arena_trusted"
+ENCODED_ROLE = ("arena user@host", "p@ss:w/rd %?#")  # name, password
+DEFAULT_PORT = 5432
 SETTINGS = {
     "listen_addresses": "127.0.0.1",
     "synchronous_commit": "off",
@@ -124,6 +131,8 @@ class Cluster:
         done = subprocess.run(command, capture_output=True, text=True, check=False, **self._user())
         if done.returncode != 0:
             raise DatabaseError(f"initdb failed in {self.data}: {(done.stderr or done.stdout).strip()[-300:]}")
+        rules = self.data / "pg_hba.conf"  # the first matching line wins: the trusted role's goes first
+        rules.write_text(f"host {ROLE} {TRUSTED_ROLE} 127.0.0.1/32 trust\n" + rules.read_text())
 
     def start(self) -> None:
         settings = [
@@ -265,6 +274,9 @@ def _prepare(cluster: Cluster) -> None:
     with psycopg.connect(cluster.admin_url, autocommit=True) as conn:
         conn.execute(f"CREATE ROLE {ROLE} LOGIN PASSWORD '{ROLE}'")
         conn.execute(f"CREATE DATABASE {ROLE} OWNER {ROLE}")
+        conn.execute(f"CREATE ROLE {TRUSTED_ROLE} LOGIN IN ROLE {ROLE}")
+        name, password = ENCODED_ROLE
+        conn.execute(f"CREATE ROLE \"{name}\" LOGIN PASSWORD '{password}' IN ROLE {ROLE}")
     admin = cluster.admin_url.rsplit("/", 1)[0] + f"/{ROLE}"
     with psycopg.connect(admin, autocommit=True) as conn:
         conn.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
@@ -300,7 +312,8 @@ def database(url: str | None = None, cores: list[int] | None = None) -> Iterator
     root = RESULTS / "db"
     root.mkdir(parents=True, exist_ok=True)
     _sweep(root)
-    cluster = Cluster(root / f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}", free_port(), cores=cores or [])
+    port = free_port() if port_in_use(DEFAULT_PORT) else DEFAULT_PORT
+    cluster = Cluster(root / f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}", port, cores=cores or [])
     try:
         try:
             cluster.create()

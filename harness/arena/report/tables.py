@@ -21,6 +21,9 @@ FLAGS = {
     "crashed": "the server exited or could not be started: a REST point leaves those repetitions out of its medians",
     "shared-cores": "no core was left for the engine: it shared the server's cores",
     "failed": "a repetition or point produced no measurement (see the notes)",
+    "memory-grows": "a soak's memory slope lies above its bound, interval and all (spec/soak.md)",
+    "p99-drifts": "a soak's p99 grew past its bound over the measured periods, interval and all (spec/soak.md)",
+    "cut-short": "Ctrl-C ended the soak before its last period: what it measured until then",
     "unsteady": (
         "a warm-up did not become steady within its bound: a REST point leaves those repetitions out of its "
         "medians; a micro-benchmark cell keeps them (see its warm-up table)"
@@ -102,7 +105,9 @@ class Report:
     appendix: list[Section] = field(default_factory=list)
 
 
-def legend(sections: list[Section], always: tuple[str, ...] = ("noisy",), extra: tuple[str, ...] = ()) -> list[str]:
+def legend(
+    sections: list[Section], always: tuple[str, ...] = ("noisy",), extra: tuple[str, ...] = (), cells: str = CELLS
+) -> list[str]:
     """The cells' meaning, `extra` lines, then every flag the tables use (and those in `always`)."""
     used = set(always) | {flag for s in sections if s.table for row in s.table.rows for flag in row.flags}
-    return [CELLS, *extra, *(f"{flag}: {meaning}" for flag, meaning in FLAGS.items() if flag in used)]
+    return [cells, *extra, *(f"{flag}: {meaning}" for flag, meaning in FLAGS.items() if flag in used)]

@@ -15,7 +15,6 @@ from arena.engines.interface import LoadEngine
 from arena.engines.locust.engine import Locust
 from arena.errors import UsageError
 from arena.host import cores
-from arena.host.database import database
 from arena.host.starts import Starts, start_settings
 from arena.impls import catalog
 from arena.impls.toolchain import Toolchains
@@ -151,9 +150,9 @@ class RestKind:
         # scenarios use it; the batch's close stops the server of the last start, then it.
         stack = contextlib.ExitStack()
         try:
-            db = stack.enter_context(database(self.db_url))
-            console.line(f"preparing and verifying; /record uses {db.described}")
-            ready, skipped = verify.ready(manifests, plan["cpus"], toolchains, db, console)
+            db, ready, skipped = verify.ready_on_database(
+                stack, self.db_url, manifests, plan["cpus"], toolchains, console
+            )
         except BaseException:
             stack.close()
             raise

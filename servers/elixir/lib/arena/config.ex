@@ -86,13 +86,19 @@ defmodule Arena.Config do
   end
 
   # p1_pgsql's connection options, or nil when unset (/record then answers
-  # 503). The message leaves the URL out: it holds the password.
+  # 503). The password may be absent (a database that trusts the client); the
+  # message leaves the URL out: it holds the password.
   defp db_url(env) do
     with {:ok, text} <- Map.fetch(env, "ARENA_DB_URL"),
          %URI{scheme: scheme, userinfo: userinfo, host: host, port: port, path: "/" <> db}
          when scheme in ["postgresql", "postgres"] and is_binary(userinfo) and
-                host not in [nil, ""] and db != "" <- URI.parse(text),
-         [user, password] <- String.split(userinfo, ":", parts: 2) do
+                host not in [nil, ""] and db != "" <- URI.parse(text) do
+      {user, password} =
+        case String.split(userinfo, ":", parts: 2) do
+          [user, password] -> {user, password}
+          [user] -> {user, ""}
+        end
+
       {:ok,
        [
          host: String.to_charlist(host),
@@ -103,7 +109,7 @@ defmodule Arena.Config do
        ]}
     else
       :error -> {:ok, nil}
-      _ -> {:error, "ARENA_DB_URL: want postgresql://user:password@host:port/db"}
+      _ -> {:error, "ARENA_DB_URL: want postgresql://user[:password]@host[:port]/db"}
     end
   end
 

@@ -52,6 +52,10 @@ defmodule Arena.ConfigTest do
 
     assert {:ok, %{db: db}} = Config.load(%{"ARENA_DB_URL" => "postgres://u:p@localhost/d"})
     assert db[:port] == 5432
+
+    # Without a password, as a database that trusts the client is reached.
+    assert {:ok, %{db: db}} = Config.load(%{"ARENA_DB_URL" => "postgresql://a%20b@h/%61rena"})
+    assert {db[:user], db[:password], db[:database]} == {"a b", "", "arena"}
   end
 
   test "a malformed value is an error naming the variable" do

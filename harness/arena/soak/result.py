@@ -1,0 +1,75 @@
+"""What one soak measurement holds (its payload): the rate it held and where that came from, every
+period, and the points its trends are fitted on; the trends themselves are computed from those
+whenever they are read, never stored."""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+
+from arena.measured.measurement import payload
+from arena.soak import trend
+from arena.soak.hold import Period
+from arena.soak.trend import Trend
+
+
+@payload
+@dataclass(frozen=True)
+class Soak:
+    rate: float  # arrivals a second held
+    edge: float | None  # the capacity edge it is a share of; None when --rate gave the rate
+    edge_run: str | None  # the capacity run the edge came from
+    share: float | None
+    steps: int  # requests an arrival sends
+    pollers: int
+    period_s: float
+    periods: list[dict]  # hold.Period's fields, in order
+    memory: list[list[float]]  # [s from the start, MiB], every sample of the server's resident memory
+    p99s: list[list[float]]  # [s, ms]: the arrivals' p99 each second of the periods after the warm-up
+    bin_s: float
+    ready_s: float  # the server's cold start
+    cut_short: bool = False  # Ctrl-C ended it before its last period
+
+    def period_list(self) -> list[Period]:
+        return [Period(**period) for period in self.periods]
+
+    def measured(self) -> list[Period]:
+        """The periods after the warm-up."""
+        return [p for p in self.period_list() if not p.warmup]
+
+    def memory_trend(self) -> Trend | None:
+        """MiB an hour after the warm-up."""
+        measured = self.measured()
+        if not measured:
+            return None
+        return trend.memory([(t, mib) for t, mib in self.memory if t >= measured[0].t_s], self.bin_s)
+
+    def drift(self) -> Trend | None:
+        """p99's change over the periods after the warm-up, as a share."""
+        return trend.drift([(t, ms) for t, ms in self.p99s], self.bin_s)
+
+    def exported(self) -> dict:
+        """Its numbers, flat, for `arena export` (spec/export.md)."""
+        measured = self.measured()
+        memory, drift = self.memory_trend(), self.drift()
+        ok, errors = sum(p.ok for p in measured), sum(p.errors for p in measured)
+        return {
+            "rate": self.rate,
+            "share": self.share,
+            "edge": self.edge,
+            "minutes": sum(p.seconds for p in self.period_list()) / 60,
+            "measured_minutes": sum(p.seconds for p in measured) / 60,
+            "ok_rps": statistics.fmean(p.ok_rps for p in measured) if measured else None,
+            "p50_ms": statistics.median(p.p50_ms for p in measured) if measured else None,
+            "p99_ms": statistics.median(p.p99_ms for p in measured) if measured else None,
+            "poll_p99_ms": statistics.median(p.poll_p99_ms for p in measured) if measured else None,
+            "error_ratio": errors / (ok + errors) if ok + errors else None,
+            "memory_first_mib": measured[0].peak_rss_mib if measured else None,
+            "memory_last_mib": measured[-1].peak_rss_mib if measured else None,
+            "memory_slope_mib_h": memory.value if memory else None,
+            "memory_slope_low": memory.low if memory else None,
+            "memory_slope_high": memory.high if memory else None,
+            "p99_drift": drift.value if drift else None,
+            "p99_drift_low": drift.low if drift else None,
+            "p99_drift_high": drift.high if drift else None,
+        }

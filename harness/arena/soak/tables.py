@@ -1,0 +1,154 @@
+"""The summary of a soak run as the table model: a row per implementation, budget and start with
+what it held, what it got, and the two trends with their intervals; the memory and p99 timelines
+drawn, one line per runtime, the warm-up dashed."""
+
+from __future__ import annotations
+
+from arena.measured.measurement import Measurement
+from arena.report.charts import LINE, LINEAR, Chart, Series, Value
+from arena.report.tables import Cell, Column, Report, Row, Section, Table, legend
+from arena.soak.parameters import Parameters
+from arena.soak.result import Soak
+from arena.soak.trend import Trend
+
+KIND = "soak"
+COLUMNS = [
+    Column("impl"),
+    Column("cpus", numeric=True),
+    Column("start", numeric=True, essential=False),
+    Column("rate /s", numeric=True),
+    Column("min", numeric=True, essential=False),
+    Column("ok/s", numeric=True, essential=False),
+    Column("p50 ms", numeric=True, essential=False),
+    Column("p99 ms", numeric=True),
+    Column("errors %", numeric=True, essential=False),
+    Column("poll p99 ms", numeric=True, essential=False),
+    Column("MiB first→last", numeric=True, essential=False),
+    Column("MiB/h [95% CI]", numeric=True),
+    Column("p99 drift [95% CI]", numeric=True),
+]
+
+
+def trend_flags(soak: Soak, parameters: Parameters) -> list[str]:
+    """The trends past their bounds (spec/soak.md, "Trends")."""
+    memory, drift = soak.memory_trend(), soak.drift()
+    return (["memory-grows"] if memory and memory.past(parameters.memory_bound_mib_h) else []) + (
+        ["p99-drifts"] if drift and drift.past(parameters.drift_bound) else []
+    )
+
+
+def _trend(found: Trend | None, share: bool = False) -> str:
+    if found is None:
+        return "too short"
+    if share:
+        return f"{found.value:+.0%} [{found.low:+.0%}, {found.high:+.0%}]"
+    return f"{found.value:+,.1f} [{found.low:+,.1f}, {found.high:+,.1f}]"
+
+
+def _row(m: Measurement) -> Row:
+    if not m.measured:
+        return Row(
+            [Cell(m.impl), Cell(str(m.cpus)), Cell(str(m.repetition + 1)), *[Cell("-")] * 10], [*m.flags, "failed"]
+        )
+    soak: Soak = m.payload
+    values = soak.exported()
+    held = f"{soak.rate:,.0f}" + (f" ({soak.share:.0%})" if soak.share else "")
+    first, last = values["memory_first_mib"], values["memory_last_mib"]
+    return Row(
+        [
+            Cell(m.impl),
+            Cell(str(m.cpus)),
+            Cell(str(m.repetition + 1)),
+            Cell(held),
+            Cell(f"{values['minutes']:.1f}"),
+            Cell(f"{values['ok_rps']:,.0f}" if values["ok_rps"] is not None else "-"),
+            Cell(f"{values['p50_ms']:.2f}" if values["p50_ms"] is not None else "-"),
+            Cell(f"{values['p99_ms']:.2f}" if values["p99_ms"] is not None else "-"),
+            Cell(f"{values['error_ratio']:.2%}" if values["error_ratio"] is not None else "-"),
+            Cell(f"{values['poll_p99_ms']:.0f}" if values["poll_p99_ms"] is not None else "-"),
+            Cell(f"{first:,.0f}→{last:,.0f}" if first is not None else "-"),
+            Cell(_trend(soak.memory_trend())),
+            Cell(_trend(soak.drift(), share=True)),
+        ],
+        sorted(m.flags),
+    )
+
+
+def _timelines(measurements: list[Measurement]) -> list[Chart]:
+    """Memory and p99 against time, a line per implementation, budget and start."""
+    memory, p99 = [], []
+    for m in measurements:
+        soak: Soak = m.payload
+        line = f"{m.impl} cpus={m.cpus}" + (f" start {m.repetition + 1}" if m.repetition else "")
+        measured = soak.measured()
+        warm_end = measured[0].t_s / 60 if measured else None
+        memory.append(
+            Series(
+                line, [Value(mib) for _, mib in soak.memory], [t / 60 for t, _ in soak.memory], dashed_before=warm_end
+            )
+        )
+        periods = soak.period_list()
+        p99.append(
+            Series(
+                line,
+                [Value(p.p99_ms) for p in periods],
+                [(p.t_s + p.seconds / 2) / 60 for p in periods],
+                dashed_before=warm_end,
+            )
+        )
+    return [
+        Chart(
+            "Resident memory of the server's processes",
+            LINE,
+            "minutes",
+            "MiB",
+            memory,
+            x_scale=LINEAR,
+            note="dashed: the warm-up",
+        ),
+        Chart(
+            "The arrivals' p99 in each period",
+            LINE,
+            "minutes",
+            "p99 ms",
+            p99,
+            x_scale=LINEAR,
+            note="dashed: the warm-up",
+        ),
+    ]
+
+
+def report(title: str, measurements: list[Measurement], skipped: list[str], parameters: Parameters) -> Report:
+    ours = sorted((m for m in measurements if m.kind == KIND), key=lambda m: (m.impl, m.cpus, m.repetition))
+    notes = [f"{m.impl} cpus={m.cpus} start {m.repetition + 1}: FAILED: {m.reason}" for m in ours if not m.measured]
+    held = [m for m in ours if m.measured]
+    sources = sorted({(m.payload.edge_run, m.payload.share) for m in held if m.payload.edge_run})
+    notes += [f"rates: {share:.0%} of the {parameters.workload} edge of capacity run {run}" for run, share in sources]
+    notes.append(
+        f"each arrival sends the {parameters.workload} workload's requests (spec/capacity.toml); beside them "
+        f"{parameters.pollers} connections poll /longPoll without pause (poll p99 includes its wait); the first "
+        f"{parameters.warmup_periods} period(s) of {parameters.period_s:g} s warm up and are left out of the trends"
+    )
+    section = Section(
+        f"soak: the {parameters.workload} workload held for minutes, with long-polls beside it",
+        Table(COLUMNS, [_row(m) for m in ours]),
+        notes,
+        charts=_timelines(held) if held else [],
+    )
+    trends = (
+        f"trends: Theil-Sen slopes over {parameters.bin_s:g} s medians after the warm-up, with their 95% interval; "
+        f"memory-grows when the memory slope's interval lies above {parameters.memory_bound_mib_h:g} MiB/h, "
+        f"p99-drifts when p99's change over the measured periods lies above {parameters.drift_bound:+.0%} "
+        "(spec/soak.md)"
+    )
+    cells = "Cells: each row is one soak on one server start; p50 and p99 are medians over its measured periods."
+    return Report(title, sections=[section], legend=legend([section], (), (trends,), cells), skipped=skipped)
+
+
+def outcome(m: Measurement) -> str:
+    if not m.measured:
+        return f"FAILED: {m.reason.splitlines()[0] if m.reason else 'no reason given'}"
+    soak: Soak = m.payload
+    values = soak.exported()
+    p99 = f"p99 {values['p99_ms']:.1f} ms" if values["p99_ms"] is not None else "no period measured"
+    return f"{p99}, memory {_trend(soak.memory_trend())} MiB/h, drift {_trend(soak.drift(), share=True)}"
