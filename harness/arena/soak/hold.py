@@ -99,7 +99,8 @@ def hold(
             warmup = index < parameters.warmup_periods
             period = _period(index, warmup, began, offered, ran, sampler, len(engine_cores))
             held.periods.append(period)
-            held.memory = [(t - began, rss / 1024) for t, _, rss in sampler.samples]
+            new = sampler.samples[len(held.memory) :]  # one point of held.memory a sample taken so far
+            held.memory += [(t - began, rss / 1024) for t, _, rss in new]
             if not period.warmup:
                 opened = ran[0].result["started_unix_ms"] / 1000
                 held.p99s += [(opened - began + s["t"], s["p99_us"] / 1000) for s in ran[0].result["series"]]
