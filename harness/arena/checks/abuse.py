@@ -5,9 +5,13 @@ bound over what it was just before.
 
 - slowloris: `SLOW_CONNECTIONS` connections that send a request's headers a byte a second and
   never finish them;
-- idle: `IDLE_CONNECTIONS` connections opened and left silent, given `SETTLE_S` to be taken in
-  (how fast a server accepts a burst of connections is another matter: Pekko needs over a second
-  for 10,000 on one core, and the first request behind them waits for it);
+- idle: `IDLE_CONNECTIONS` connections opened and left silent.
+
+Both open their connections in one burst, and how fast a server takes a burst in is another matter
+(Pekko on one core needs seconds for 1,000, and a request behind them in the accept queue waits for
+it): the first normal request after the burst may take up to `SETTLE_MAX_S`, and its time is
+reported; the bound holds from the next on. A server that the abusive connections block never
+answers it, and fails.
 - oversized headers: `VOLUME_CLIENTS` clients that for `VOLUME_SECONDS` send request after request
   with a 2 MiB header, or 200,000 small ones (over every server's limit: the contract refuses a
   request head over 1 MiB); each answered 4xx or closed;
@@ -42,7 +46,7 @@ BOUND_S = 1.0  # a normal request's answer, while the abuse goes on
 SLOW_CONNECTIONS = 1000
 SLOW_SECONDS = 5  # how long the slow connections keep trickling
 IDLE_CONNECTIONS = 10_000
-SETTLE_S = 2  # for the server to accept the idle connections before a normal client asks
+SETTLE_MAX_S = 15  # for the first normal answer after a burst of connections
 VOLUME_CLIENTS = 32  # concurrent abusive clients of the header, body and framing checks
 VOLUME_SECONDS = 5
 BODY_SENT = 16 * 1024 * 1024  # of the 1 GiB each oversized body announces
@@ -146,39 +150,61 @@ def _normal_request(ctx: Context, watch: Watch, what: str) -> None:
         ctx.late(f"GET / during {what}", BOUND_S, took, "an answer")
 
 
+def _taken_in(ctx: Context, what: str) -> float | None:
+    """The seconds until a normal GET / is answered after a burst of connections, or None (a failure)
+    when it is not answered within SETTLE_MAX_S."""
+    started = time.monotonic()
+    try:
+        reply = Client(ctx.client.port, timeout=SETTLE_MAX_S, host=ctx.client.host).call("GET", "/")
+    except OSError as err:
+        ctx.fail(f"GET / during {what}", f"200 within {SETTLE_MAX_S} s of opening them", f"no answer: {err}")
+        return None
+    ctx.expect(reply, 200, b"OK")
+    return time.monotonic() - started
+
+
+def _burst_note(taken_s: float | None) -> str:
+    return "" if taken_s is None else f"first GET / after the burst answered in {taken_s:.1f} s; "
+
+
 def check_slowloris(ctx: Context) -> str:
     with _watched(ctx, "slowloris") as watch:
         conns = _open(ctx.client.port, SLOW_CONNECTIONS, b"GET / HTTP/1.1\r\nHost: x\r\n")
+        what = f"{len(conns)} slowloris connections"
+        alive = len(conns)
         try:
-            for second in range(SLOW_SECONDS):
+            taken_s = _taken_in(ctx, what)
+            for _ in range(SLOW_SECONDS if taken_s is not None else 0):
                 time.sleep(1)
                 alive = 0
                 for conn in conns:
                     with contextlib.suppress(OSError):
                         conn.send(b"X")
                         alive += 1
-                # As for idle connections, the burst is given SETTLE_S to be taken in first: what
-                # is checked is that trickling clients slow no one, not how fast a burst is accepted.
-                if second + 1 >= SETTLE_S:
-                    _normal_request(ctx, watch, f"{len(conns)} slowloris connections")
+                _normal_request(ctx, watch, what)
         finally:
             for conn in conns:
                 conn.close()
-    return f"{len(conns)} slow connections opened, {alive} still open after {SLOW_SECONDS} s; {watch.note()}"
+    return (
+        f"{len(conns)} slow connections opened, {alive} still open after {SLOW_SECONDS} s of trickling; "
+        f"{_burst_note(taken_s)}{watch.note()}"
+    )
 
 
 def check_idle_connections(ctx: Context) -> str:
     with _watched(ctx, "idle") as watch:
         conns = _open(ctx.client.port, IDLE_CONNECTIONS, b"")
+        what = f"{len(conns)} idle connections"
         try:
-            time.sleep(SETTLE_S)
-            _normal_request(ctx, watch, f"{len(conns)} idle connections")
-            time.sleep(1)
-            _normal_request(ctx, watch, f"{len(conns)} idle connections, a second later")
+            taken_s = _taken_in(ctx, what)
+            if taken_s is not None:
+                _normal_request(ctx, watch, what)
+                time.sleep(1)
+                _normal_request(ctx, watch, f"{what}, a second later")
         finally:
             for conn in conns:
                 conn.close()
-    return f"{len(conns)} idle connections held; {watch.note()}"
+    return f"{len(conns)} idle connections held; {_burst_note(taken_s)}{watch.note()}"
 
 
 # --- volume: many clients at once, each sending one abusive request after another -------------------
