@@ -161,9 +161,11 @@ def test_a_server_of_known_capacity_is_found_within_five_percent_and_draws_its_h
     # What the server can serve, by its own CPU time a request at the edge: work and HTTP together.
     capacity = edge.ok_requests / edge.server_cpu_s
     assert 0.95 * capacity <= found.edge <= 1.05 * capacity, (found.edge, capacity)
-    # Just under 500: a rate a few percent above it can still pass, since a backlog that grows by
-    # that much over a probe's window stays within the objective (spec/capacity.md, "A probe").
-    assert 0.95 * 500 <= found.edge <= 1.05 * 500 and found.failing <= found.edge * 1.03
+    # The spin alone caps it at 500 (how far below depends on this machine's cost of the HTTP around
+    # it, which the ratio above accounts for); a rate a few percent above can still pass, since a
+    # backlog that grows by that much over a probe's window stays within the objective
+    # (spec/capacity.md, "A probe"), but the first failing rate is only a step above the edge.
+    assert found.edge <= 1.05 * 500 and found.failing <= found.edge * 1.03
     failed = [p for p in found.probe_list() if not p.passed]
     assert failed and all(p.reasons for p in failed)  # every failure says why
 
