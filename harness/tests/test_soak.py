@@ -157,10 +157,30 @@ def test_too_few_points_give_no_trend_and_seconds_without_answers_are_left_out()
     assert math.isclose(trend.drift([(t, 10.0) for t in range(100)], bin_s=10).value, 0.0, abs_tol=1e-9)
 
 
-def synthetic(impl: str, leak_mib_h: float, cut_short: bool = False) -> Measurement:
-    """A stored soak of four one-minute periods, the first a warm-up, whose memory grows as given."""
+def synthetic(impl: str, leak_mib_h: float, cut_short: bool = False, errors: int = 5) -> Measurement:
+    """A stored soak of four one-minute periods, the first a warm-up, whose memory grows as given,
+    with `errors` of each period's 6,000 requests failed."""
     periods = [
-        Period(i, 60.0 * i, 60.0, i == 0, 6000, 5990, 10, 0, 99.8, 1.0, 4.0 + i, 9.0, 6000, 0, 505.0, 12.0, 100.0, 0.4)
+        Period(
+            i,
+            60.0 * i,
+            60.0,
+            i == 0,
+            6000,
+            6000 - errors,
+            errors,
+            0,
+            99.8,
+            1.0,
+            4.0 + i,
+            9.0,
+            6000,
+            0,
+            505.0,
+            12.0,
+            100.0,
+            0.4,
+        )
         for i in range(4)
     ]
     soak = Soak(
@@ -199,7 +219,16 @@ def test_the_report_gives_each_runtime_its_trends_flags_and_timelines():
     values = leaking.payload.exported()
     assert values["memory_slope_mib_h"] == pytest.approx(600.0)
     assert values["p99_drift"] == pytest.approx(0.75, abs=0.02)
-    assert values["measured_minutes"] == 3.0 and values["error_ratio"] == pytest.approx(10 / 6000)
+    assert values["measured_minutes"] == 3.0 and values["error_ratio"] == pytest.approx(5 / 6000)
+    assert "errors" not in rows["leaky"].flags  # 0.08%: within the bound of 0.1%
+
+
+def test_a_server_that_stops_answering_is_flagged_though_its_memory_and_p99_hold_still():
+    """Java's acceptor thread died of OutOfMemoryError in a soak: every request after failed, its memory
+    stayed flat and no answer gave a p99 that could drift."""
+    stopped = synthetic("stopped", 0.0, errors=6000)
+    assert "errors" in stopped.flags and "memory-grows" not in stopped.flags
+    assert "errors 100.00%" in tables.outcome(stopped)
 
 
 @pytest.mark.parametrize(

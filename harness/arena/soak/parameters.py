@@ -24,6 +24,7 @@ class Parameters:
     bin_s: float  # the trends are fitted on medians of bins this long
     memory_bound_mib_h: float
     drift_bound: float  # p99's change over the measured periods, a share
+    error_bound: float  # of the measured arrivals and polls that may fail
 
     def periods(self, minutes: float) -> int:
         return max(round(minutes * 60 / self.period_s), 1)

@@ -48,6 +48,11 @@ class Soak:
         """p99's change over the periods after the warm-up, as a share."""
         return trend.drift([(t, ms) for t, ms in self.p99s], self.bin_s)
 
+    def poll_error_ratio(self) -> float | None:
+        measured = self.measured()
+        polls = sum(p.polls for p in measured)
+        return sum(p.poll_errors for p in measured) / polls if polls else None
+
     def exported(self) -> dict:
         """Its numbers, flat, for `arena export` (spec/export.md)."""
         measured = self.measured()
@@ -64,6 +69,7 @@ class Soak:
             "p99_ms": statistics.median(p.p99_ms for p in measured) if measured else None,
             "poll_p99_ms": statistics.median(p.poll_p99_ms for p in measured) if measured else None,
             "error_ratio": errors / (ok + errors) if ok + errors else None,
+            "poll_error_ratio": self.poll_error_ratio(),
             "memory_first_mib": measured[0].peak_rss_mib if measured else None,
             "memory_last_mib": measured[-1].peak_rss_mib if measured else None,
             "memory_slope_mib_h": memory.value if memory else None,

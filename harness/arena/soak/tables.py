@@ -30,10 +30,15 @@ COLUMNS = [
 
 
 def trend_flags(soak: Soak, parameters: Parameters) -> list[str]:
-    """The trends past their bounds (spec/soak.md, "Trends")."""
+    """The trends past their bounds (spec/soak.md, "Trends"), and errors past theirs: a server that
+    stopped answering has flat memory and no p99 to drift, and must not pass for a steady one."""
     memory, drift = soak.memory_trend(), soak.drift()
-    return (["memory-grows"] if memory and memory.past(parameters.memory_bound_mib_h) else []) + (
-        ["p99-drifts"] if drift and drift.past(parameters.drift_bound) else []
+    values = soak.exported()
+    failed = [values["error_ratio"], values["poll_error_ratio"]]
+    return (
+        (["memory-grows"] if memory and memory.past(parameters.memory_bound_mib_h) else [])
+        + (["p99-drifts"] if drift and drift.past(parameters.drift_bound) else [])
+        + (["errors"] if any(ratio is not None and ratio > parameters.error_bound for ratio in failed) else [])
     )
 
 
@@ -151,4 +156,8 @@ def outcome(m: Measurement) -> str:
     soak: Soak = m.payload
     values = soak.exported()
     p99 = f"p99 {values['p99_ms']:.1f} ms" if values["p99_ms"] is not None else "no period measured"
+    if values["error_ratio"]:
+        p99 += f", errors {values['error_ratio']:.2%}"
+    if values["poll_error_ratio"]:
+        p99 += f", poll errors {values['poll_error_ratio']:.2%}"
     return f"{p99}, memory {_trend(soak.memory_trend())} MiB/h, drift {_trend(soak.drift(), share=True)}"
