@@ -12,7 +12,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from arena.capacity.kind import data_file
+from arena.capacity.probe import Runner
+from arena.capacity.saturation import saturate
 from arena.capacity.workloads import Workload, chosen
+from arena.capacity.workloads import load as capacity_parameters
 from arena.checks import verify
 from arena.console import Console
 from arena.engines.interface import EngineError, LoadEngine
@@ -230,6 +233,15 @@ class SoakKind:
         try:
             with running(task.manifest, task.cpus, free_port(), settings, server_cores) as server:
                 ready_s = server.ready_s
+                # Warmed as the capacity search warmed the start whose edge sets the rate (its JIT's
+                # warm_s included): a cold JVM handed 70% of its warm capacity at once falls behind,
+                # and the connections its backlog opens filled Java's heap in seconds.
+                phase(f"saturating with {capacity_parameters()[0].saturation_clients} clients")
+                saturate(
+                    Runner(self.engine, server, engine_cores, workload, data),
+                    capacity_parameters()[0],
+                    task.manifest.warm_s,
+                )
                 hold(self.engine, server, engine_cores, workload, data, rate, parameters, periods, phase, held)
         except KeyboardInterrupt:
             if held.periods:
