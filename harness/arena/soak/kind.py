@@ -234,8 +234,7 @@ class SoakKind:
             with running(task.manifest, task.cpus, free_port(), settings, server_cores) as server:
                 ready_s = server.ready_s
                 # Warmed as the capacity search warmed the start whose edge sets the rate (its JIT's
-                # warm_s included): a cold JVM handed 70% of its warm capacity at once falls behind,
-                # and the connections its backlog opens filled Java's heap in seconds.
+                # warm_s included): the rate is a share of a warm start's capacity.
                 phase(f"saturating with {capacity_parameters()[0].saturation_clients} clients")
                 saturate(
                     Runner(self.engine, server, engine_cores, workload, data),
