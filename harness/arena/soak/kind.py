@@ -235,12 +235,9 @@ class SoakKind:
                 ready_s = server.ready_s
                 # Warmed as the capacity search warmed the start whose edge sets the rate (its JIT's
                 # warm_s included): the rate is a share of a warm start's capacity.
-                phase(f"saturating with {capacity_parameters()[0].saturation_clients} clients")
-                saturate(
-                    Runner(self.engine, server, engine_cores, workload, data),
-                    capacity_parameters()[0],
-                    task.manifest.warm_s,
-                )
+                search = capacity_parameters()[0]
+                phase(f"saturating with {search.saturation_clients} clients")
+                saturate(Runner(self.engine, server, engine_cores, workload, data), search, task.manifest.warm_s)
                 hold(self.engine, server, engine_cores, workload, data, rate, parameters, periods, phase, held)
         except KeyboardInterrupt:
             if held.periods:

@@ -48,7 +48,14 @@ class Soak:
         """p99's change over the periods after the warm-up, as a share."""
         return trend.drift([(t, ms) for t, ms in self.p99s], self.bin_s)
 
+    def error_ratio(self) -> float | None:
+        """Of the arrivals' requests after the warm-up, the share that failed."""
+        measured = self.measured()
+        ok, errors = sum(p.ok for p in measured), sum(p.errors for p in measured)
+        return errors / (ok + errors) if ok + errors else None
+
     def poll_error_ratio(self) -> float | None:
+        """Of the long-polls after the warm-up, the share that failed."""
         measured = self.measured()
         polls = sum(p.polls for p in measured)
         return sum(p.poll_errors for p in measured) / polls if polls else None
@@ -57,7 +64,6 @@ class Soak:
         """Its numbers, flat, for `arena export` (spec/export.md)."""
         measured = self.measured()
         memory, drift = self.memory_trend(), self.drift()
-        ok, errors = sum(p.ok for p in measured), sum(p.errors for p in measured)
         return {
             "rate": self.rate,
             "share": self.share,
@@ -68,7 +74,7 @@ class Soak:
             "p50_ms": statistics.median(p.p50_ms for p in measured) if measured else None,
             "p99_ms": statistics.median(p.p99_ms for p in measured) if measured else None,
             "poll_p99_ms": statistics.median(p.poll_p99_ms for p in measured) if measured else None,
-            "error_ratio": errors / (ok + errors) if ok + errors else None,
+            "error_ratio": self.error_ratio(),
             "poll_error_ratio": self.poll_error_ratio(),
             "memory_first_mib": measured[0].peak_rss_mib if measured else None,
             "memory_last_mib": measured[-1].peak_rss_mib if measured else None,

@@ -33,8 +33,7 @@ def trend_flags(soak: Soak, parameters: Parameters) -> list[str]:
     """The trends past their bounds (spec/soak.md, "Trends"), and errors past theirs: a server that
     stopped answering has flat memory and no p99 to drift, and must not pass for a steady one."""
     memory, drift = soak.memory_trend(), soak.drift()
-    values = soak.exported()
-    failed = [values["error_ratio"], values["poll_error_ratio"]]
+    failed = [soak.error_ratio(), soak.poll_error_ratio()]
     return (
         (["memory-grows"] if memory and memory.past(parameters.memory_bound_mib_h) else [])
         + (["p99-drifts"] if drift and drift.past(parameters.drift_bound) else [])
