@@ -11,14 +11,16 @@ import sys
 
 import pytest
 
+from arena.capacity.result import CapacitySearch
 from arena.capacity.workloads import Objective, Workload
 from arena.cli import main as cli
 from arena.engines import loadgen
 from arena.host.process import free_port, running
 from arena.impls import catalog
 from arena.measured.measurement import Measurement, Outcome
+from arena.measured.store import Store
 from arena.report.render import markdown
-from arena.soak import tables, trend
+from arena.soak import edges, tables, trend
 from arena.soak.hold import Period, hold
 from arena.soak.parameters import load
 from arena.soak.result import Soak
@@ -229,6 +231,33 @@ def test_a_server_that_stops_answering_is_flagged_though_its_memory_and_p99_hold
     stopped = synthetic("stopped", 0.0, errors=6000)
     assert "errors" in stopped.flags and "memory-grows" not in stopped.flags
     assert "errors 100.00%" in tables.outcome(stopped)
+
+
+def test_a_rate_is_a_share_of_what_the_newest_capacity_run_sustained_found_or_not():
+    """A search that ran out of probes (a JVM still speeding up) sustained a rate as surely as one that
+    found its edge: its soak takes a share of that lower bound, and says so; a start that sustained
+    nothing gives no rate."""
+    store = Store()
+
+    def capacity(name: str, searches: dict[str, list[tuple[str, float | None]]]) -> None:
+        run = store.start_run(name, "capacity", {"kind": "capacity"}, {"cores": 2}, "abc", False)
+        for impl, starts in searches.items():
+            for rep, (ended, edge) in enumerate(starts):
+                search = CapacitySearch(ended, edge, None, {"p99_ms": 20}, 5, None, [], 0.1, None)
+                store.add(run.id, Measurement("capacity", impl, "mix", "{}", 1, rep, Outcome.MEASURED, payload=search))
+
+    capacity("older", {"java": [("found", 300.0)], "node": [("found", 250.0)]})
+    capacity("newer", {"go": [("found", 1000.0), ("found", 1100.0), ("found", 900.0)], "java": [("unfinished", 908.0)]})
+    capacity("newest", {"node": [("below min_rate", None)]})
+    found = edges.stored(store, "mix")
+    store.close()
+    assert found[("go", 1)] == edges.Edge(1000.0, "newer", "found")
+    assert found[("java", 1)] == edges.Edge(908.0, "newer", "unfinished")
+    assert found[("node", 1)] == edges.Edge(250.0, "older", "found")  # the newest run's start sustained nothing
+    java = dataclasses.replace(synthetic("java", 0.0).payload, edge=908.0, edge_ended="unfinished")
+    held = Measurement("soak", "java", "soak", "{}", 1, 0, Outcome.MEASURED, payload=java)
+    (section,) = tables.report("soak", [held], [], load()).sections
+    assert "java cpus=1: its edge's search ended unfinished" in " ".join(section.notes)
 
 
 @pytest.mark.parametrize(

@@ -125,7 +125,7 @@ class SoakKind:
     def _rates(manifests: list[catalog.Manifest], budgets: list[int], share: float) -> dict:
         found = _stored_edges()
         return {
-            rate_key(m.name, cpus): {"rate": share * edge.rate, "edge": edge.rate, "run": edge.run}
+            rate_key(m.name, cpus): {"rate": share * edge.rate, "edge": edge.rate, "run": edge.run, "ended": edge.ended}
             for m in manifests
             for cpus in budgets
             if (edge := found.get((m.name, cpus)))
@@ -210,6 +210,7 @@ class SoakKind:
                 rate=rate,
                 edge=given.get("edge"),
                 edge_run=given.get("run"),
+                edge_ended=given.get("ended"),
                 share=plan["share"],
                 steps=len(workload.steps),
                 pollers=parameters.pollers,

@@ -29,6 +29,7 @@ class Soak:
     bin_s: float
     ready_s: float  # the server's cold start
     cut_short: bool = False  # Ctrl-C ended it before its last period
+    edge_ended: str | None = None  # how the edge's capacity search ended: short of found, the edge is a lower bound
 
     def period_list(self) -> list[Period]:
         return [Period(**period) for period in self.periods]

@@ -4,6 +4,7 @@ drawn, one line per runtime, the warm-up dashed."""
 
 from __future__ import annotations
 
+from arena.capacity.search import FOUND
 from arena.measured.measurement import Measurement
 from arena.report.charts import LINE, LINEAR, Chart, Series, Value
 from arena.report.tables import Cell, Column, Report, Row, Section, Table, legend
@@ -128,6 +129,12 @@ def report(title: str, measurements: list[Measurement], skipped: list[str], para
     held = [m for m in ours if m.measured]
     sources = sorted({(m.payload.edge_run, m.payload.share) for m in held if m.payload.edge_run})
     notes += [f"rates: {share:.0%} of the {parameters.workload} edge of capacity run {run}" for run, share in sources]
+    notes += [
+        f"{m.impl} cpus={m.cpus}: its edge's search ended {m.payload.edge_ended}: the rate is a share of the highest "
+        "rate it sustained, a lower bound of its edge"
+        for m in held
+        if m.payload.edge_ended not in (None, FOUND)
+    ]
     notes.append(
         f"each arrival sends the {parameters.workload} workload's requests (spec/capacity.toml); beside them "
         f"{parameters.pollers} connections poll /longPoll without pause (poll p99 includes its wait); the first "
