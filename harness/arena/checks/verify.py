@@ -383,8 +383,15 @@ def check_bcrypt_cost12(ctx: Context) -> str:
         ctx.fail("(cost 4 timing)", "a cost-4 time from the first server", "none: its check failed")
         return ""
     ctx.expect(c.post_json("/password/set/timed", {"password": "tick tock"}), 200, b"OK")
-    known = timed_verifies(ctx, "timed", 200, BCRYPT_SAMPLES)
-    unknown = timed_verifies(ctx, "ghost", 404, BCRYPT_SAMPLES)
+    # Taken in turns after one of each unmeasured: this server is fresh, and a JIT still compiling
+    # bcrypt's loop made Java's known users, timed first, twice as slow as its unknown ones after.
+    timed_verifies(ctx, "timed", 200, 1)
+    timed_verifies(ctx, "ghost", 404, 1)
+    known: list[float] = []
+    unknown: list[float] = []
+    for _ in range(BCRYPT_SAMPLES):
+        known += timed_verifies(ctx, "timed", 200, 1)
+        unknown += timed_verifies(ctx, "ghost", 404, 1)
     cost4, cost12, ghost = ctx.measured["cost4"], min(known), min(unknown)
     ctx.measured.update(cost12=cost12, unknown12=ghost)
     if cost12 < COST_RATIO * cost4:
