@@ -79,7 +79,7 @@ def manifest(folder, kept: int) -> catalog.Manifest:
 
 def soaked(folder, kept: int) -> Soak:
     with running(manifest(folder, kept), 1, free_port(), {}, [0]) as server:
-        held = hold(loadgen.Loadgen(), server, [1], KEEP, None, RATE, PARAMETERS, PERIODS, lambda _: None)
+        held = hold(loadgen.Loadgen(), server, [1], KEEP, None, RATE, 1000, PARAMETERS, PERIODS, lambda _: None)
     return Soak(
         rate=RATE,
         edge=None,
@@ -159,9 +159,9 @@ def test_too_few_points_give_no_trend_and_seconds_without_answers_are_left_out()
     assert math.isclose(trend.drift([(t, 10.0) for t in range(100)], bin_s=10).value, 0.0, abs_tol=1e-9)
 
 
-def synthetic(impl: str, leak_mib_h: float, cut_short: bool = False, errors: int = 5) -> Measurement:
+def synthetic(impl: str, leak_mib_h: float, cut_short: bool = False, errors: int = 5, dropped: int = 0) -> Measurement:
     """A stored soak of four one-minute periods, the first a warm-up, whose memory grows as given,
-    with `errors` of each period's 6,000 requests failed."""
+    with `errors` of each period's 6,000 requests failed and `dropped` of its arrivals not sent."""
     periods = [
         Period(
             i,
@@ -171,7 +171,7 @@ def synthetic(impl: str, leak_mib_h: float, cut_short: bool = False, errors: int
             6000,
             6000 - errors,
             errors,
-            0,
+            dropped,
             99.8,
             1.0,
             4.0 + i,
@@ -231,6 +231,8 @@ def test_a_server_that_stops_answering_is_flagged_though_its_memory_and_p99_hold
     stopped = synthetic("stopped", 0.0, errors=6000)
     assert "errors" in stopped.flags and "memory-grows" not in stopped.flags
     assert "errors 100.00%" in tables.outcome(stopped)
+    behind = synthetic("behind", 0.0, errors=0, dropped=2)  # 10 of 6,000 requests never sent
+    assert "errors" in behind.flags and behind.payload.error_ratio() == pytest.approx(10 / 6010)
 
 
 def test_a_rate_is_a_share_of_what_the_newest_capacity_run_sustained_found_or_not():

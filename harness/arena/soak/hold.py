@@ -21,7 +21,6 @@ from arena.engines.interface import EngineError, EngineRun, LoadEngine
 from arena.host.process import Sampler, Server, ServerError
 from arena.soak.parameters import Parameters
 
-MAX_IN_FLIGHT = 10_000  # arrivals in flight before one is dropped: far above what 70% of an edge holds
 SAMPLE_S = 1.0  # the server's memory and CPU, sampled this often
 
 
@@ -34,7 +33,7 @@ class Period:
     offered: int  # requests the arrivals' schedule asked for
     ok: int
     errors: int
-    dropped: int  # arrivals not sent: MAX_IN_FLIGHT were in flight
+    dropped: int  # arrivals not sent: as many as capacity's max_in_flight were in flight
     ok_rps: float
     p50_ms: float
     p99_ms: float
@@ -45,10 +44,6 @@ class Period:
     cpu_s: float  # the server's over the window
     peak_rss_mib: float
     engine_busy: float  # both engine runs' CPU over the engine's cores
-
-    @property
-    def error_ratio(self) -> float:
-        return self.errors / (self.ok + self.errors) if self.ok + self.errors else 0.0
 
 
 @dataclass
@@ -72,18 +67,20 @@ def hold(
     workload: Workload,
     data: Path | None,
     rate: float,
+    max_in_flight: int,
     parameters: Parameters,
     periods: int,
     phase: Callable[[str], None],
     held: Held | None = None,
 ) -> Held:
-    """Holds `server` at `rate` for `periods` periods; `held` collects as it goes, so that a caller
-    cut short (Ctrl-C) keeps the periods that ended. A server that died is a ServerError."""
+    """Holds `server` at `rate` for `periods` periods, an arrival dropped when `max_in_flight` are in
+    flight; `held` collects as it goes, so that a caller cut short (Ctrl-C) keeps the periods that
+    ended. A server that died is a ServerError."""
     held = held if held is not None else Held()
     arrivals = Runner(engine, server, engine_cores, workload, data)
     polls = Runner(engine, server, engine_cores, workload, None)
     period_s = parameters.period_s
-    open_model = {"kind": "open", "rate": rate, "duration_s": period_s, "max_in_flight": MAX_IN_FLIGHT}
+    open_model = {"kind": "open", "rate": rate, "duration_s": period_s, "max_in_flight": max_in_flight}
     closed_model = {"kind": "closed", "users": parameters.pollers, "duration_s": period_s}
     documents = [
         arrivals.document(open_model, workload.steps, period_s + DRAIN_S),

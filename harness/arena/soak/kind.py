@@ -239,7 +239,19 @@ class SoakKind:
                 search = capacity_parameters()[0]
                 phase(f"saturating with {search.saturation_clients} clients")
                 saturate(Runner(self.engine, server, engine_cores, workload, data), search, task.manifest.warm_s)
-                hold(self.engine, server, engine_cores, workload, data, rate, parameters, periods, phase, held)
+                hold(
+                    self.engine,
+                    server,
+                    engine_cores,
+                    workload,
+                    data,
+                    rate,
+                    search.max_in_flight,
+                    parameters,
+                    periods,
+                    phase,
+                    held,
+                )
         except KeyboardInterrupt:
             if held.periods:
                 raise Cut(measured(True, ready_s)) from None

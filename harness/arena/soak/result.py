@@ -50,10 +50,12 @@ class Soak:
         return trend.drift([(t, ms) for t, ms in self.p99s], self.bin_s)
 
     def error_ratio(self) -> float | None:
-        """Of the arrivals' requests after the warm-up, the share that failed."""
+        """Of the arrivals' requests after the warm-up, the share that failed or was never sent (its
+        arrival dropped: a server fallen behind holds the most in flight)."""
         measured = self.measured()
-        ok, errors = sum(p.ok for p in measured), sum(p.errors for p in measured)
-        return errors / (ok + errors) if ok + errors else None
+        ok = sum(p.ok for p in measured)
+        failed = sum(p.errors + p.dropped * self.steps for p in measured)
+        return failed / (ok + failed) if ok + failed else None
 
     def poll_error_ratio(self) -> float | None:
         """Of the long-polls after the warm-up, the share that failed."""
