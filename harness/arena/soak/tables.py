@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from arena.capacity.search import FOUND
 from arena.measured.measurement import Measurement
-from arena.report.charts import LINE, LINEAR, Chart, Series, Value
+from arena.report.charts import LINE, LINEAR, LOG, Chart, Series, Value
 from arena.report.tables import Cell, Column, Report, Row, Section, Table, legend
 from arena.soak.parameters import Parameters
 from arena.soak.result import Soak
@@ -92,13 +92,15 @@ def _timelines(measurements: list[Measurement]) -> list[Chart]:
                 line, [Value(mib) for _, mib in soak.memory], [t / 60 for t, _ in soak.memory], dashed_before=warm_end
             )
         )
-        periods = soak.period_list()
+        # A point a period, at its middle: the line into the first measured one leaves the warm-up.
+        # A period with no answer has no p99 (a gap, not a zero on the logarithmic axis).
+        middles = [(p.t_s + p.seconds / 2) / 60 for p in soak.period_list()]
         p99.append(
             Series(
                 line,
-                [Value(p.p99_ms) for p in periods],
-                [(p.t_s + p.seconds / 2) / 60 for p in periods],
-                dashed_before=warm_end,
+                [Value(p.p99_ms) if p.ok else None for p in soak.period_list()],
+                middles,
+                dashed_before=middles[len(soak.period_list()) - len(measured)] if measured else None,
             )
         )
     return [
@@ -118,6 +120,7 @@ def _timelines(measurements: list[Measurement]) -> list[Chart]:
             "p99 ms",
             p99,
             x_scale=LINEAR,
+            y_scale=LOG,
             note="dashed: the warm-up",
         ),
     ]
