@@ -232,7 +232,8 @@ def test_a_server_that_stops_answering_is_flagged_though_its_memory_and_p99_hold
     stayed flat and no answer gave a p99 that could drift."""
     stopped = synthetic("stopped", 0.0, errors=6000)
     assert "errors" in stopped.flags and "memory-grows" not in stopped.flags
-    assert "errors 100.00%" in tables.outcome(stopped)
+    assert "no answer measured, errors 100.00%" in tables.outcome(stopped)
+    assert stopped.payload.exported()["p99_ms"] is None  # not a p99 of 0 ms
     behind = synthetic("behind", 0.0, errors=0, dropped=2)  # 10 of 6,000 requests never sent
     assert "errors" in behind.flags and behind.payload.error_ratio() == pytest.approx(10 / 6010)
 

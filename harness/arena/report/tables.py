@@ -17,7 +17,10 @@ if TYPE_CHECKING:
 FLAGS = {
     "noisy": "the coefficient of variation of the table's main value over repetitions is above 10%",
     "engine-bound": "the load engine used > 90% of its cores: the number may measure the engine",
-    "errors": "more than 1% of requests failed",
+    "errors": (
+        "requests failed past a bound: 1% of a REST point's; 0.1% of a soak's measured arrivals (failed or "
+        "dropped) or polls (spec/soak.md)"
+    ),
     "crashed": "the server exited or could not be started: a REST point leaves those repetitions out of its medians",
     "shared-cores": "no core was left for the engine: it shared the server's cores",
     "failed": "a repetition or point produced no measurement (see the notes)",

@@ -66,6 +66,8 @@ class Soak:
     def exported(self) -> dict:
         """Its numbers, flat, for `arena export` (spec/export.md)."""
         measured = self.measured()
+        answered = [p for p in measured if p.ok]  # a period without answers has no latency
+        polled = [p for p in measured if p.polls > p.poll_errors]
         memory, drift = self.memory_trend(), self.drift()
         return {
             "rate": self.rate,
@@ -74,9 +76,9 @@ class Soak:
             "minutes": sum(p.seconds for p in self.period_list()) / 60,
             "measured_minutes": sum(p.seconds for p in measured) / 60,
             "ok_rps": statistics.fmean(p.ok_rps for p in measured) if measured else None,
-            "p50_ms": statistics.median(p.p50_ms for p in measured) if measured else None,
-            "p99_ms": statistics.median(p.p99_ms for p in measured) if measured else None,
-            "poll_p99_ms": statistics.median(p.poll_p99_ms for p in measured) if measured else None,
+            "p50_ms": statistics.median(p.p50_ms for p in answered) if answered else None,
+            "p99_ms": statistics.median(p.p99_ms for p in answered) if answered else None,
+            "poll_p99_ms": statistics.median(p.poll_p99_ms for p in polled) if polled else None,
             "error_ratio": self.error_ratio(),
             "poll_error_ratio": self.poll_error_ratio(),
             "memory_first_mib": measured[0].peak_rss_mib if measured else None,

@@ -164,7 +164,7 @@ def outcome(m: Measurement) -> str:
         return f"FAILED: {m.reason.splitlines()[0] if m.reason else 'no reason given'}"
     soak: Soak = m.payload
     values = soak.exported()
-    p99 = f"p99 {values['p99_ms']:.1f} ms" if values["p99_ms"] is not None else "no period measured"
+    p99 = f"p99 {values['p99_ms']:.1f} ms" if values["p99_ms"] is not None else "no answer measured"
     if values["error_ratio"]:
         p99 += f", errors {values['error_ratio']:.2%}"
     if values["poll_error_ratio"]:
