@@ -94,13 +94,14 @@ def _timelines(measurements: list[Measurement]) -> list[Chart]:
         )
         # A point a period, at its middle: the line into the first measured one leaves the warm-up.
         # A period with no answer has no p99 (a gap, not a zero on the logarithmic axis).
-        middles = [(p.t_s + p.seconds / 2) / 60 for p in soak.period_list()]
+        periods = soak.period_list()
+        middles = [(p.t_s + p.seconds / 2) / 60 for p in periods]
         p99.append(
             Series(
                 line,
-                [Value(p.p99_ms) if p.ok else None for p in soak.period_list()],
+                [Value(p.p99_ms) if p.ok else None for p in periods],
                 middles,
-                dashed_before=middles[len(soak.period_list()) - len(measured)] if measured else None,
+                dashed_before=middles[len(periods) - len(measured)] if measured else None,
             )
         )
     return [
