@@ -318,17 +318,18 @@ def check_malformed_burst(ctx: Context) -> None:
     ctx.expect_json(c.call("GET", "/user/get/after_burst"), {"still": "serving"})
 
 
-def timed_verifies(ctx: Context, user: str, status: int, count: int) -> list[float]:
-    """Seconds per verify, on one kept-alive connection so that what is timed is the request's
-    own work rather than connection set-up."""
+def timed_verifies(ctx: Context, users: list[tuple[str, int]], count: int) -> list[list[float]]:
+    """Seconds per verify of each user (with the status it expects), `count` rounds taking the users
+    in turns, so that a runtime still warming slows each alike; on one kept-alive connection, so
+    that what is timed is the request's own work rather than connection set-up."""
     conn = ctx.client.session()
+    times: list[list[float]] = [[] for _ in users]
     try:
-        return [
-            ctx.expect(
-                ctx.client.post_json(f"/password/verify/{user}", {"password": "tick tock"}, conn=conn), status
-            ).seconds
-            for _ in range(count)
-        ]
+        for _ in range(count):
+            for (user, status), seconds in zip(users, times, strict=True):
+                answer = ctx.client.post_json(f"/password/verify/{user}", {"password": "tick tock"}, conn=conn)
+                seconds.append(ctx.expect(answer, status).seconds)
+        return times
     finally:
         conn.close()
 
@@ -341,8 +342,9 @@ def check_bcrypt_cost4(ctx: Context) -> None:
     ctx.expect(ctx.client.post_json("/password/set/timed", {"password": "tick tock"}), 200, b"OK")
     # Unmeasured first: a JIT-compiled runtime is still cold here, and cost 4 is cheap enough
     # that warming up would otherwise be what we time.
-    timed_verifies(ctx, "timed", 200, BCRYPT_SAMPLES * 10)
-    ctx.measured["cost4"] = min(timed_verifies(ctx, "timed", 200, BCRYPT_SAMPLES * 2))
+    timed_verifies(ctx, [("timed", 200)], BCRYPT_SAMPLES * 10)
+    (times,) = timed_verifies(ctx, [("timed", 200)], BCRYPT_SAMPLES * 2)
+    ctx.measured["cost4"] = min(times)
 
 
 Check = Callable[[Context], str | None]  # a check may return a note of what it measured
@@ -383,15 +385,11 @@ def check_bcrypt_cost12(ctx: Context) -> str:
         ctx.fail("(cost 4 timing)", "a cost-4 time from the first server", "none: its check failed")
         return ""
     ctx.expect(c.post_json("/password/set/timed", {"password": "tick tock"}), 200, b"OK")
-    # Taken in turns after one of each unmeasured: this server is fresh, and a JIT still compiling
+    # In turns, after one of each unmeasured: this server is fresh, and a JIT still compiling
     # bcrypt's loop made Java's known users, timed first, twice as slow as its unknown ones after.
-    timed_verifies(ctx, "timed", 200, 1)
-    timed_verifies(ctx, "ghost", 404, 1)
-    known: list[float] = []
-    unknown: list[float] = []
-    for _ in range(BCRYPT_SAMPLES):
-        known += timed_verifies(ctx, "timed", 200, 1)
-        unknown += timed_verifies(ctx, "ghost", 404, 1)
+    users = [("timed", 200), ("ghost", 404)]
+    timed_verifies(ctx, users, 1)
+    known, unknown = timed_verifies(ctx, users, BCRYPT_SAMPLES)
     cost4, cost12, ghost = ctx.measured["cost4"], min(known), min(unknown)
     ctx.measured.update(cost12=cost12, unknown12=ghost)
     if cost12 < COST_RATIO * cost4:

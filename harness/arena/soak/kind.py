@@ -14,7 +14,7 @@ from pathlib import Path
 from arena.capacity.kind import data_file
 from arena.capacity.probe import Runner
 from arena.capacity.saturation import saturate
-from arena.capacity.workloads import Workload, chosen
+from arena.capacity.workloads import SearchParameters, Workload, chosen
 from arena.capacity.workloads import load as capacity_parameters
 from arena.checks import verify
 from arena.console import Console
@@ -143,7 +143,7 @@ class SoakKind:
         return [KIND]
 
     def prepare(self, plan: dict, stored: list[Measurement], console: Console) -> Batch:
-        parameters = load()
+        parameters, search = load(), capacity_parameters()[0]
         (workload,) = chosen([parameters.workload])
         manifests = catalog.rows(plan["impl"], catalog.load, console.warn)
         toolchains = Toolchains(say=console.line)
@@ -173,7 +173,7 @@ class SoakKind:
             console.line(f"  {line}")
         return Batch(
             tasks,
-            lambda task, phase: self.measure(task, plan, workload, data, db, phase),
+            lambda task, phase: self.measure(task, plan, parameters, search, workload, data, db, phase),
             skipped + missing,
             stack.close,
         )
@@ -182,13 +182,14 @@ class SoakKind:
         self,
         task: Task,
         plan: dict,
+        parameters: Parameters,
+        search: SearchParameters,
         workload: Workload,
         data: Path | None,
         db: Database,
         phase: Callable[[str], None],
     ) -> Measurement:
         """One soak on a fresh start of the task's implementation, the database on the engine's cores."""
-        parameters: Parameters = load()
         server_cores, engine_cores, shared = cores.split(task.cpus)
         given = plan["rates"].get(rate_key(task.manifest.name, task.cpus), {})
         rate = plan["rate"] or given["rate"]
@@ -236,7 +237,6 @@ class SoakKind:
                 ready_s = server.ready_s
                 # Warmed as the capacity search warmed the start whose edge sets the rate (its JIT's
                 # warm_s included): the rate is a share of a warm start's capacity.
-                search = capacity_parameters()[0]
                 phase(f"saturating with {search.saturation_clients} clients")
                 saturate(Runner(self.engine, server, engine_cores, workload, data), search, task.manifest.warm_s)
                 hold(
