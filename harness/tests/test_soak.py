@@ -219,6 +219,7 @@ def test_the_report_gives_each_runtime_its_trends_flags_and_timelines():
     memory, p99 = section.charts
     assert all(series.dashed_before == 1.0 for series in memory.series)  # the warm-up's end
     assert all(series.dashed_before == 1.5 for series in p99.series)  # the first measured period's point
+    assert p99.y_scale == "linear"  # 4 to 7 ms: within a decade
     assert "| leaky | 1 | 1 | 20 (70%) |" in markdown.report(made)
     values = leaking.payload.exported()
     assert values["memory_slope_mib_h"] == pytest.approx(600.0)

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from arena.capacity.search import FOUND
 from arena.measured.measurement import Measurement
-from arena.report.charts import LINE, LINEAR, LOG, Chart, Series, Value
+from arena.report.charts import LINE, LINEAR, Chart, Series, Value
+from arena.report.pivot import scale_for
 from arena.report.tables import Cell, Column, Report, Row, Section, Table, legend
 from arena.soak.parameters import Parameters
 from arena.soak.result import Soak
@@ -121,7 +122,9 @@ def _timelines(measurements: list[Measurement]) -> list[Chart]:
             "p99 ms",
             p99,
             x_scale=LINEAR,
-            y_scale=LOG,
+            # Logarithmic where the p99s span more than a decade (a cold JVM's seconds beside warm
+            # milliseconds); a narrow span on a log axis would have no tick to read it by.
+            y_scale=scale_for([v.y for series in p99 for v in series.values if v]),
             note="dashed: the warm-up",
         ),
     ]
