@@ -9,6 +9,7 @@ from arena.measured.measurement import Measurement
 from arena.report.charts import LINE, LINEAR, Chart, Series, Value
 from arena.report.pivot import scale_for
 from arena.report.tables import Cell, Column, Report, Row, Section, Table, legend
+from arena.soak.hold import Period
 from arena.soak.parameters import Parameters
 from arena.soak.result import Soak
 from arena.soak.trend import Trend
@@ -80,6 +81,11 @@ def _row(m: Measurement) -> Row:
     )
 
 
+def _middle(period: Period) -> float:
+    """A period's middle, in minutes."""
+    return (period.t_s + period.seconds / 2) / 60
+
+
 def _timelines(measurements: list[Measurement]) -> list[Chart]:
     """Memory and p99 against time, a line per implementation, budget and start."""
     memory, p99 = [], []
@@ -94,15 +100,14 @@ def _timelines(measurements: list[Measurement]) -> list[Chart]:
             )
         )
         # A point a period, at its middle: the line into the first measured one leaves the warm-up.
-        # A period with no answer has no p99 (a gap, not a zero on the logarithmic axis).
+        # A period with no answer has no p99 (a gap, not a zero).
         periods = soak.period_list()
-        middles = [(p.t_s + p.seconds / 2) / 60 for p in periods]
         p99.append(
             Series(
                 line,
                 [Value(p.p99_ms) if p.ok else None for p in periods],
-                middles,
-                dashed_before=middles[len(periods) - len(measured)] if measured else None,
+                [_middle(p) for p in periods],
+                dashed_before=_middle(measured[0]) if measured else None,
             )
         )
     return [
