@@ -395,13 +395,53 @@ DB_URL = {
 }
 
 
+# The parents below are made anew for every command that takes them: argparse hands a parent's
+# actions to its children by reference, so a default one command sets on a shared parent becomes
+# every other's (the soak's one start once made `arena run` measure every point once).
+
+
+def _tables() -> argparse.ArgumentParser:
+    """--wide, for the commands that print tables."""
+    tables = argparse.ArgumentParser(add_help=False)
+    tables.add_argument("--wide", action="store_true", help="every column of every table, wrapped to the window")
+    return tables
+
+
+def _stored(repeat: int, what: str) -> argparse.ArgumentParser:
+    """The options of a command whose runs are stored: repetitions, --resume, --assert, --junit."""
+    stored = argparse.ArgumentParser(add_help=False, parents=[_tables()])
+    stored.add_argument("--repeat", type=int, default=repeat, help=f"{what} (default {repeat})")
+    stored.add_argument(
+        "--resume",
+        nargs="?",
+        const="last",
+        metavar="RUN",
+        help="continue an interrupted run of this command (default: the last one); its options are kept",
+    )
+    stored.add_argument(
+        "--assert",
+        dest="assertions",
+        action="append",
+        default=[],
+        metavar="EXPERIMENT:METRIC<N",
+        help='a bound on the run\'s own numbers, e.g. "blog-ab:p99_ms<2100" (<, <=, >, >=); the run exits 1 '
+        "when a point's median breaches it (repeatable)",
+    )
+    stored.add_argument("--junit", metavar="FILE", help="write the assertions' outcomes as JUnit XML")
+    return stored
+
+
+def _suites() -> argparse.ArgumentParser:
+    """--suite, for the commands whose experiments have a quick and a paper profile."""
+    suited = argparse.ArgumentParser(add_help=False)
+    suited.add_argument("--suite", choices=["quick", "paper"], default="quick", help="(default quick)")
+    return suited
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="arena", description="Compare how server runtimes handle concurrency.")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    tables = argparse.ArgumentParser(add_help=False)
-    tables.add_argument("--wide", action="store_true", help="every column of every table, wrapped to the window")
-
-    s = sub.add_parser("list", parents=[tables], help="implementations, availability, versions")
+    s = sub.add_parser("list", parents=[_tables()], help="implementations, availability, versions")
     s.add_argument("impl", nargs="*")
     s.set_defaults(func=cmd_list)
 
@@ -424,7 +464,7 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--db-url", **DB_URL)
     s.set_defaults(func=cmd_start)
 
-    s = sub.add_parser("verify", parents=[tables], help="conformance checks on live servers")
+    s = sub.add_parser("verify", parents=[_tables()], help="conformance checks on live servers")
     s.add_argument("impl", nargs="*")
     s.add_argument("--cpus", help="core budgets, e.g. 1 or 1,2 (default: 1,2)")
     s.add_argument("--db-url", **DB_URL)
@@ -443,29 +483,11 @@ def parser() -> argparse.ArgumentParser:
     )
     s.set_defaults(func=cmd_verify)
 
-    resumable = argparse.ArgumentParser(add_help=False, parents=[tables])
-    resumable.add_argument("--repeat", type=int, default=3, help="repetitions of every point (default 3)")
-    resumable.add_argument(
-        "--resume",
-        nargs="?",
-        const="last",
-        metavar="RUN",
-        help="continue an interrupted run of this command (default: the last one); its options are kept",
+    s = sub.add_parser(
+        "run",
+        parents=[_stored(3, "repetitions of every point"), _suites()],
+        help="the main job: install, build, verify, measure, report",
     )
-    resumable.add_argument(
-        "--assert",
-        dest="assertions",
-        action="append",
-        default=[],
-        metavar="EXPERIMENT:METRIC<N",
-        help='a bound on the run\'s own numbers, e.g. "blog-ab:p99_ms<2100" (<, <=, >, >=); the run exits 1 '
-        "when a point's median breaches it (repeatable)",
-    )
-    resumable.add_argument("--junit", metavar="FILE", help="write the assertions' outcomes as JUnit XML")
-    runs = argparse.ArgumentParser(add_help=False, parents=[resumable])
-    runs.add_argument("--suite", choices=["quick", "paper"], default="quick")
-
-    s = sub.add_parser("run", parents=[runs], help="the main job: install, build, verify, measure, report")
     s.add_argument("--impl", nargs="*", default=[], help="implementations (default: all available)")
     s.add_argument("--scenario", nargs="*", default=[], help="experiments of spec/scenarios/ (default: all)")
     s.add_argument("--cpus", help="core budgets, e.g. 1 or 1,2 (default: 1, 2, 4, … leaving a core for the engine)")
@@ -497,14 +519,20 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--cpus", help="cores to pin it to, e.g. 1 (default: any)")
     s.set_defaults(func=cmd_worker)
 
-    s = sub.add_parser("micro", parents=[runs], help="the actor and process micro-benchmarks of spec/micro.md")
+    s = sub.add_parser(
+        "micro",
+        parents=[_stored(3, "repetitions of every point"), _suites()],
+        help="the actor and process micro-benchmarks of spec/micro.md",
+    )
     s.add_argument("--impl", nargs="*", default=[], help="runtimes of micro/ (default: all available)")
     s.add_argument("--bench", nargs="*", default=[], help="pingping pingpong spawn throughput ring (default: all)")
     s.add_argument("--cpus", help="core budgets, e.g. 1 or 1,2 (default: each bench's own, spec/micro.toml)")
     s.set_defaults(func=cmd_micro)
 
     s = sub.add_parser(
-        "capacity", parents=[resumable], help="where each runtime breaks: the highest rate under a latency objective"
+        "capacity",
+        parents=[_stored(3, "independent server starts of every search")],
+        help="where each runtime breaks: the highest rate under a latency objective",
     )
     s.add_argument("--impl", nargs="*", default=[], help="implementations (default: all available)")
     s.add_argument(
@@ -527,7 +555,9 @@ def parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_capacity)
 
     s = sub.add_parser(
-        "soak", parents=[resumable], help="each implementation held for minutes or hours: memory slope and p99 drift"
+        "soak",
+        parents=[_stored(1, "server starts of every implementation, each soaked in turn")],
+        help="each implementation held for minutes or hours: memory slope and p99 drift",
     )
     s.add_argument("--impl", nargs="*", default=[], help="implementations (default: all available)")
     s.add_argument("--cpus", help="core budgets, e.g. 1 or 1,2 (default: 1, 2, 4, … leaving a core for the engine)")
@@ -535,9 +565,9 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--share", type=float, help="of each implementation's stored edge (default 0.7)")
     s.add_argument("--rate", type=float, help="arrivals a second for every implementation, instead of a share")
     s.add_argument("--db-url", **DB_URL)
-    s.set_defaults(func=cmd_soak, repeat=1)
+    s.set_defaults(func=cmd_soak)
 
-    s = sub.add_parser("report", parents=[tables], help="print a stored run's summary again, rewrite its summary.md")
+    s = sub.add_parser("report", parents=[_tables()], help="print a stored run's summary again, rewrite its summary.md")
     s.add_argument("run", nargs="?", default="last", help="run name (default: the last run)")
     s.set_defaults(func=cmd_report)
 
@@ -549,9 +579,9 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--verdict", nargs="*", choices=[str(v) for v in Verdict], default=[], help="only these verdicts")
     s.set_defaults(func=cmd_findings)
 
-    s = compare.add_parser(sub, tables)
+    s = compare.add_parser(sub, _tables())
     s.set_defaults(func=cmd_compare)
-    s = compare.add_history_parser(sub, tables)
+    s = compare.add_history_parser(sub, _tables())
     s.set_defaults(func=cmd_history)
 
     s = sub.add_parser("export", help="a stored run as JSON or CSV for scripts and notebooks (spec/export.md)")

@@ -1,0 +1,161 @@
+"""Every command parsed with no options: its defaults are what `--help`, the README and spec/ say,
+so that a default cannot change silently (a parent parser shared between commands once made the
+soak's one start every command's)."""
+
+import argparse
+import re
+
+import pytest
+
+from arena.capacity.workloads import chosen, objective_of
+from arena.cli import main as cli
+from arena.host import cores
+from arena.impls.catalog import ROOT
+
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+# Lines that need more than a command's name to parse.
+REQUIRED = {
+    "start": ["go"],
+    "worker": ["--master", "127.0.0.1"],
+    "import": ["x.json"],
+    "compare": ["a", "b"],
+    "history": ["go"],
+}
+STORED = ("run", "micro", "capacity", "soak")  # the commands whose runs are planned and stored
+
+
+@pytest.fixture(autouse=True)
+def two_cores(monkeypatch):
+    """The machine the README's numbers are stated for: two cores, one a server, one the engine."""
+    monkeypatch.setattr(cores, "machine_cores", lambda: [0, 1])
+
+
+def commands() -> dict[str, argparse.ArgumentParser]:
+    found = next(a for a in cli.parser()._actions if isinstance(a, argparse._SubParsersAction))
+    return dict(found.choices)
+
+
+def parsed(command: str) -> argparse.Namespace:
+    return cli.parser().parse_args([command, *REQUIRED.get(command, [])])
+
+
+def planned(command: str) -> dict:
+    """The plan the command's kind makes of no options: the defaults as they will be measured."""
+    kinds = {kind.command: kind for kind in cli.kinds().values()}
+    return kinds[command].plan(parsed(command))
+
+
+def test_no_two_commands_share_an_option():
+    """argparse hands a parent's actions to each child by reference: one command's set_defaults
+    then changes every other's. Each command owns its options."""
+    owner: dict[int, str] = {}
+    for name, sub in commands().items():
+        for action in sub._actions:
+            if isinstance(action, argparse._HelpAction):
+                continue
+            assert id(action) not in owner, f"{name} shares {action.option_strings} with {owner[id(action)]}"
+            owner[id(action)] = name
+
+
+# What a default that parses as None or [] becomes once the command uses it.
+RESOLVED = {
+    ("verify", "cpus"): lambda args: cores.verified_budgets(args.cpus),
+    ("soak", "minutes"): lambda args: planned("soak")["minutes"],
+    ("soak", "share"): lambda args: planned("soak")["share"],
+}
+STATED = re.compile(r"\(default:? ([\w.,]+)[:)]")
+
+
+def _text(value: object) -> str:
+    if isinstance(value, list):
+        return ",".join(map(_text, value))
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def test_every_default_help_states_is_the_one_parsed():
+    checked = []
+    for name, sub in commands().items():
+        args = parsed(name)
+        for action in sub._actions:
+            found = STATED.search(action.help or "")
+            if not found:
+                continue
+            stated = found.group(1)
+            value = getattr(args, action.dest)
+            literal = any(c.isdigit() for c in stated) or action.choices or isinstance(value, str)
+            if not literal:  # prose: "(default: all)"
+                continue
+            if value in (None, []):
+                assert (name, action.dest) in RESOLVED, f"{name} {action.dest}: help says {stated}, parsed {value!r}"
+                value = RESOLVED[name, action.dest](args)
+            assert _text(value) == stated, f"{name} {action.option_strings}: help says {stated}, it is {value!r}"
+            checked.append((name, action.dest))
+    for stored in STORED:
+        assert (stored, "repeat") in checked
+    assert len(checked) >= 15, checked
+
+
+def _readme_line(command: str) -> str:
+    """The comment of the README's first example of `./arena COMMAND` with no options."""
+    found = re.search(rf"^\./arena {command} +# (.+)$", README, re.MULTILINE)
+    assert found, f"the README has no line `./arena {command}   # ...`"
+    return found.group(1)
+
+
+def _number(pattern: str, text: str) -> float:
+    found = re.search(pattern, text)
+    assert found, f"{pattern!r} not in {text!r}"
+    return float(found.group(1))
+
+
+@pytest.mark.parametrize(
+    ("command", "repeat"),
+    [
+        ("run", r"(\d+) repetitions"),
+        ("micro", r"(\d+) repetitions"),
+        ("capacity", r"(\d+) starts"),
+        ("soak", r"(\d+) start"),
+    ],
+)
+def test_each_readme_example_states_the_planned_repetitions_and_cores(command, repeat):
+    line, plan = _readme_line(command), planned(command)
+    assert _number(repeat, line) == plan["repeat"], line
+    if command == "micro":  # each bench has its own budgets: the plan leaves them to spec/micro.toml
+        assert plan["cpus"] is None
+        (cpus,) = [a for a in commands()["micro"]._actions if a.dest == "cpus"]
+        assert "each bench's own, spec/micro.toml" in cpus.help
+    else:
+        assert plan["cpus"] == [_number(r"(\d+) core", line)], line
+    if command in ("run", "micro"):
+        assert "quick suite" in line and plan["suite"] == "quick"
+
+
+def test_the_readme_prose_states_the_same_repetitions():
+    text = " ".join(README.split())
+    words = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
+    found = re.search(r"on every implementation, (\w+) repetitions each", text)
+    assert found and words[found.group(1)] == planned("run")["repeat"]
+    assert (
+        _number(r"The search runs on `--repeat` \((\d+)\) independent server starts", text)
+        == planned("capacity")["repeat"]
+    )
+    for page, command in (("capacity.md", "capacity"), ("soak.md", "soak")):
+        spec = " ".join((ROOT / "spec" / page).read_text(encoding="utf-8").split())
+        assert _number(r"`--repeat`,? \(?default (\d+)", spec) == planned(command)["repeat"], page
+
+
+def test_the_soak_example_states_its_length_and_share():
+    line, plan = _readme_line("soak"), planned("soak")
+    assert _number(r"(\d+) minutes", line) == plan["minutes"]
+    assert _number(r"(\d+)% of its edge", line) == round(plan["share"] * 100)
+
+
+def test_capacity_measures_every_workload_but_the_mix_at_the_objectives_spec_states():
+    plan = planned("capacity")
+    assert plan["slo"] == {}  # no --slo: each workload's own objective
+    spec = (ROOT / "spec" / "capacity.md").read_text(encoding="utf-8")
+    stated = dict(re.findall(r"^\| `(\w+)` \|[^|]+\| p99 ≤ (?:the wait \+ )?(\d+) ms \|", spec, re.MULTILINE))
+    workloads = chosen(plan["workload"])
+    assert [w.id for w in workloads] == [w for w in stated if w != "mix"]
+    for workload in workloads:
+        assert objective_of(workload, plan["slo"]).p99_ms == float(stated[workload.id]), workload.id
