@@ -76,7 +76,9 @@ def test_json_holds_every_measurement_and_a_summary_per_point(tmp_path, monkeypa
     summaries = {s["impl"]: s for s in document["summaries"]}
     go = summaries["go"]["values"]["edge"]
     assert go["median"] == 1000.0 and go["n"] == 3 and go["low"] < 1000.0 < go["high"]
-    assert summaries["rust"]["flags"] == ["engine-bound"] and summaries["rust"]["values"]["edge"]["median"] == 5000
+    rust = summaries["rust"]["values"]["edge"]
+    assert summaries["rust"]["flags"] == ["engine-bound"] and rust["median"] == 5000
+    assert (rust["n"], rust["low"], rust["high"]) == (1, None, None)  # one start: no interval
     assert summaries["java"]["counted"] == 0 and summaries["java"]["values"] == {}
 
 

@@ -104,7 +104,7 @@ def test_each_kind_of_rule_agrees_disagrees_or_finds_no_difference(rule, measure
     ("measured", "why"),
     [
         (case({"a": (30,)}), "no measurement of b"),
-        (case({"a": (30,), "b": (20, 1.0, 1)}), "b: one repetition, no interval"),
+        (case({"a": (30,), "b": (20, 1.0, 1)}), "b: n=1: no interval"),
         (case({"a": (30,), "b": (20, 1.0, 3, 3)}), "b: no repetition counted (3 of 3 failed)"),
     ],
 )

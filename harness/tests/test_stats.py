@@ -1,12 +1,23 @@
 import pytest
 
-from arena.measured.stats import summarize
+from arena.measured.stats import ratio, summarize
+from arena.report.tables import ONCE, Cell, Column, Row, Section, Table, legend
 
 
 def test_one_value_has_no_interval_and_no_cov():
     s = summarize([5.0])
-    assert (s.median, s.ci_low, s.ci_high, s.cov) == (5.0, 5.0, 5.0, None)
-    assert s.show() == "5"
+    assert (s.median, s.ci_low, s.ci_high, s.cov) == (5.0, None, None, None)
+    assert s.show() == "5 (n=1)"
+    assert ratio(s, summarize([4.0, 5.0, 6.0])).low is None
+
+
+def test_a_table_with_a_cell_measured_once_says_it_has_no_interval():
+    def section(*values: list[float]) -> Section:
+        rows = [Row([Cell("go"), Cell.value(summarize(v))]) for v in values]
+        return Section("plaintext", Table([Column("impl"), Column("rps")], rows))
+
+    assert ONCE.startswith("n=1: no interval") and ONCE in legend([section([9.0, 10.0], [12.0])])
+    assert ONCE not in legend([section([9.0, 10.0], [12.0, 13.0])])
 
 
 def test_interval_uses_students_t():

@@ -72,7 +72,9 @@ def _value(values: list[float], scale: float = 1.0) -> Cell:
 def _with_precision(summary: Summary, precision: float) -> Summary:
     """The edges' interval, at least as wide as what each search knows of its own edge: a start
     that confirms an earlier start's edge finds the same rate, and agreeing starts would otherwise
-    show an interval of nothing."""
+    show an interval of nothing. One start has no interval to widen (NO_INTERVAL)."""
+    if summary.ci_low is None or summary.ci_high is None:
+        return summary
     low, high = min(summary.ci_low, summary.median), max(summary.ci_high, summary.median * (1 + precision))
     return dataclasses.replace(summary, ci_low=low, ci_high=high)
 

@@ -37,8 +37,8 @@ class Entry:
     commit: str
     versions: dict
     median: float
-    low: float
-    high: float
+    low: float | None  # the 95% interval; None for one repetition
+    high: float | None
     n: int
 
 
@@ -100,7 +100,7 @@ def histories(
         for metric, higher in metrics.items():
             entries = [entry for run, group in found if (entry := _entry(run, group, metric))]
             if entries:
-                errors = [(e.high - e.low) / 2 / t95(e.n - 1) if e.n > 1 else 0.0 for e in entries]
+                errors = [(e.high - e.low) / 2 / t95(e.n - 1) if e.low is not None else 0.0 for e in entries]
                 changes = change_points([e.median for e in entries], errors)
                 made.append(History(host, kind, experiment, point, cpus, impl, metric, higher, entries, changes))
     return made

@@ -25,6 +25,7 @@ from enum import StrEnum
 
 from arena.measured.export import counted_values
 from arena.measured.measurement import Measurement
+from arena.measured.stats import NO_INTERVAL
 
 THRESHOLD = 0.03  # the smallest change that counts, unless --threshold says otherwise
 ALPHA = 0.05
@@ -176,8 +177,9 @@ def _change(key: tuple, metric: str, higher: bool, groups: tuple[list, list], th
     if min(a + b) <= 0:
         return untested("a number that is not positive has no ratio")
     geometric = math.exp(sum(map(math.log, b)) / len(b) - sum(map(math.log, a)) / len(a))
-    if len(a) < 2 or len(b) < 2:
-        return untested("one repetition on a side: nothing to test it by (--repeat 3)", geometric)
+    once = [name for name, samples in zip("AB", (a, b), strict=True) if len(samples) < 2]
+    if once:
+        return untested(f"{NO_INTERVAL} on {' and '.join(once)}: nothing to test it by (--repeat 3)", geometric)
     ratio, low, high, p = welch(a, b, alpha)
     verdict = judge(ratio, p, higher, threshold, alpha)
     # An engine-bound number is a lower bound of the server's: it can only widen a lead it already

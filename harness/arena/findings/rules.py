@@ -13,7 +13,7 @@ from typing import Any, ClassVar, Protocol
 
 from arena.findings.values import Cell, Value, separated
 from arena.findings.verdict import Said, Verdict, combined
-from arena.measured.stats import Summary, ratio
+from arena.measured.stats import NO_INTERVAL, Summary, ratio
 
 
 class Missing(Exception):
@@ -38,7 +38,7 @@ class Case:
         if cell.value is None:
             raise Missing(f"{impl}: no repetition counted ({cell.failed} of {cell.repetitions} failed)")
         if cell.value.n < 2 and not cell.value.bounded:
-            raise Missing(f"{impl}: one repetition, no interval (run with --repeat 3)")
+            raise Missing(f"{impl}: {NO_INTERVAL} (run with --repeat 3)")
         return cell.value
 
     def along(self, impl: str) -> list[tuple[Any, Value]]:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from arena.measured.export import counted_values
 from arena.measured.measurement import Measurement
-from arena.measured.stats import summarize
+from arena.measured.stats import NO_INTERVAL, summarize
 
 
 @dataclass(frozen=True)
@@ -30,7 +30,7 @@ class Value:
         if self.bounded:
             return f"{shown} (engine-bound)"
         if self.n < 2:
-            return f"{shown} (1 repetition)"
+            return f"{shown} ({NO_INTERVAL})"
         return f"{shown} [{_number(self.low)}, {_number(self.high)}]"
 
 
@@ -44,7 +44,10 @@ def _number(x: float) -> str:
 
 def value_of(numbers: list[float], bounded: bool, higher_is_better: bool) -> Value:
     summary = summarize(numbers)
-    low, high = summary.ci_low, summary.ci_high
+    # One repetition has no interval; a rule takes it only as an engine's bound (rules.Case.value),
+    # whose open side is the claim: at least the value measured.
+    low = summary.ci_low if summary.ci_low is not None else summary.median
+    high = summary.ci_high if summary.ci_high is not None else summary.median
     if bounded:  # engine-bound: the server's own number is beyond what was measured
         low, high = (low, math.inf) if higher_is_better else (-math.inf, high)
     return Value(summary.median, low, high, summary.n, bounded)

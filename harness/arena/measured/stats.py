@@ -8,6 +8,9 @@ import statistics
 from dataclasses import dataclass
 
 NOISY_COV = 0.10
+# What a value measured once says where an interval would be: one value has no spread to build one
+# from, and an interval equal to the value would claim a certainty nothing measured.
+NO_INTERVAL = "n=1: no interval"
 
 # Two-sided 95% quantiles of Student's t for 1..30 degrees of freedom; beyond that, the normal's.
 _T95 = [
@@ -53,8 +56,8 @@ class Summary:
     n: int
     median: float
     mean: float
-    ci_low: float  # 95% interval of the mean (Student's t); equal to the value when n == 1
-    ci_high: float
+    ci_low: float | None  # 95% interval of the mean (Student's t); None when n == 1 (NO_INTERVAL)
+    ci_high: float | None
     cov: float | None  # stdev / mean; None when it cannot be computed (n < 2 or mean 0)
 
     @property
@@ -62,10 +65,11 @@ class Summary:
         return self.cov is not None and self.cov > NOISY_COV
 
     def show(self, scale: float = 1.0, digits: int = 0) -> str:
-        """'1234 ±56' (the half-width of the interval), or just the value for one repetition."""
+        """'1234 ±56' (the half-width of the interval), or '1234 (n=1)' for one repetition, which
+        a report's legend explains (NO_INTERVAL)."""
         value = f"{self.median * scale:.{digits}f}"
-        if self.n < 2:
-            return value
+        if self.ci_low is None or self.ci_high is None:
+            return f"{value} (n=1)"
         half = (self.ci_high - self.ci_low) / 2 * scale
         return f"{value} ±{half:.{digits}f}"
 
@@ -77,7 +81,7 @@ def summarize(values: list[float]) -> Summary:
     mean = statistics.fmean(values)
     median = statistics.median(values)
     if n < 2:
-        return Summary(n, median, mean, mean, mean, None)
+        return Summary(n, median, mean, None, None, None)
     stdev = statistics.stdev(values)
     half = t95(n - 1) * stdev / math.sqrt(n)
     cov = stdev / abs(mean) if mean else None
@@ -100,7 +104,7 @@ def ratio(a: Summary, b: Summary) -> Ratio | None:
     if not a.median or not a.mean or not b.mean:
         return None
     value = b.median / a.median
-    if a.n < 2 or b.n < 2:
+    if a.n < 2 or b.n < 2 or None in (a.ci_low, a.ci_high, b.ci_low, b.ci_high):
         return Ratio(value, None, None)
     relative = math.hypot((a.ci_high - a.ci_low) / 2 / a.mean, (b.ci_high - b.ci_low) / 2 / b.mean)
     return Ratio(value, value * (1 - relative), value * (1 + relative))

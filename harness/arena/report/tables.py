@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from arena.measured.stats import Summary
+from arena.measured.stats import NO_INTERVAL, Summary
 
 if TYPE_CHECKING:
     from arena.report.charts import Chart
@@ -33,6 +33,7 @@ FLAGS = {
     ),
 }
 CELLS = "Cells: median over repetitions ± half-width of the 95% confidence interval of the mean (Student's t)."
+ONCE = f"{NO_INTERVAL}: a cell marked (n=1) rests on one repetition, which has no spread to build an interval from"
 
 
 @dataclass(frozen=True)
@@ -111,6 +112,9 @@ class Report:
 def legend(
     sections: list[Section], always: tuple[str, ...] = ("noisy",), extra: tuple[str, ...] = (), cells: str = CELLS
 ) -> list[str]:
-    """The cells' meaning, `extra` lines, then every flag the tables use (and those in `always`)."""
-    used = set(always) | {flag for s in sections if s.table for row in s.table.rows for flag in row.flags}
-    return [cells, *extra, *(f"{flag}: {meaning}" for flag, meaning in FLAGS.items() if flag in used)]
+    """The cells' meaning (and that of a cell measured once, where there is one), `extra` lines,
+    then every flag the tables use (and those in `always`)."""
+    rows = [row for s in sections if s.table for row in s.table.rows]
+    used = set(always) | {flag for row in rows for flag in row.flags}
+    once = [ONCE] if any(c.summary is not None and c.summary.n < 2 for row in rows for c in row.cells) else []
+    return [cells, *once, *extra, *(f"{flag}: {meaning}" for flag, meaning in FLAGS.items() if flag in used)]
