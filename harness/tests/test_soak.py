@@ -13,6 +13,7 @@ import pytest
 
 from arena.capacity.result import CapacitySearch
 from arena.capacity.workloads import Objective, Workload
+from arena.capacity.workloads import load as capacity_parameters
 from arena.cli import main as cli
 from arena.engines import loadgen
 from arena.host.process import free_port, running
@@ -79,7 +80,8 @@ def manifest(folder, kept: int) -> catalog.Manifest:
 
 def soaked(folder, kept: int) -> Soak:
     with running(manifest(folder, kept), 1, free_port(), {}, [0]) as server:
-        held = hold(loadgen.Loadgen(), server, [1], KEEP, None, RATE, 1000, PARAMETERS, PERIODS, lambda _: None)
+        shape = capacity_parameters()[0]
+        held = hold(loadgen.Loadgen(), server, [1], KEEP, None, RATE, shape, PARAMETERS, PERIODS, lambda _: None)
     return Soak(
         rate=RATE,
         edge=None,

@@ -102,6 +102,11 @@ pub struct Open {
     /// together, at most this late; 0 times every arrival on its own (README, "open").
     #[serde(default)]
     pub batch_us: u64,
+    /// At most this many connections, each opened when first needed and kept; an arrival that
+    /// finds every one busy waits for the first freed (README, "open"). None: a pool that grows
+    /// with the work in flight.
+    #[serde(default)]
+    pub connections: Option<u64>,
 }
 
 fn default_max_in_flight() -> u64 {
@@ -403,6 +408,9 @@ impl Open {
     fn validate(&self) -> Result<(), InputError> {
         check_range_u64("model.max_in_flight", self.max_in_flight, 1, MAX_IN_FLIGHT)?;
         check_range_u64("model.batch_us", self.batch_us, 0, MAX_BATCH_US)?;
+        if let Some(n) = self.connections {
+            check_range_u64("model.connections", n, 1, MAX_IN_FLIGHT)?;
+        }
         if let Some(n) = self.iterations {
             check_range_u64("model.iterations", n, 1, MAX_ITERATIONS)?;
         }

@@ -191,13 +191,7 @@ class Prober:
             model = held.model(connections, self.holds, self.search)
         else:
             rule = warmup_rule(rate, self.search.warmup)
-            model = {
-                "kind": "open",
-                "rate": rate,
-                "duration_s": window_s(rate, self.search),
-                "max_in_flight": self.search.max_in_flight,
-                "batch_us": self.search.batch_us,
-            }
+            model = self.search.open_model(rate, window_s(rate, self.search))
         # Slices whose median is past the objective's p99 cannot be a window that meets it.
         rule = replace(rule, give_up_p50_ms=self.judged_by.p99_ms)
         steps = self.runner.workload.steps

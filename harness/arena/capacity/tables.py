@@ -237,7 +237,8 @@ def _engine_notes(measurements: list[Measurement], holds: Held | None) -> list[s
     if open_at_once and not holds:
         notes.append(
             f"connections at the edges: {min(open_at_once):,} to {max(open_at_once):,} open at most at once (kept "
-            f"alive, a pool that grows with the work in flight, up to {load()[0].max_in_flight:,})"
+            f"alive, at most {load()[0].connections:,}: an arrival that finds them busy waits for one, its wait "
+            "charged to its latency)"
         )
     return notes
 

@@ -55,6 +55,7 @@ class SearchParameters:
     window_min_s: float
     window_max_s: float
     max_in_flight: int
+    connections: int
     batch_us: int
     errors: float
     answered: float
@@ -66,6 +67,18 @@ class SearchParameters:
     warm_share: float  # a held workload's start is warmed at this share of its first probe's rate
     warm_max_s: float  # either for at most this long
     curve_shares: list[float]  # a first start probes these shares of its edge after its search, for the curves
+
+    def open_model(self, rate: float, duration_s: float) -> dict:
+        """The engine's open model at `rate`: the load every probe offers, and a soak at a share
+        of the edge it found (spec/capacity.md, "The load")."""
+        return {
+            "kind": "open",
+            "rate": rate,
+            "duration_s": duration_s,
+            "max_in_flight": self.max_in_flight,
+            "connections": self.connections,
+            "batch_us": self.batch_us,
+        }
 
 
 @dataclass(frozen=True)

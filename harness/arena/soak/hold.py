@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena.capacity.probe import DRAIN_S, Runner
-from arena.capacity.workloads import Workload
+from arena.capacity.workloads import SearchParameters, Workload
 from arena.engines.interface import EngineError, EngineRun, LoadEngine
 from arena.host.process import Sampler, Server, ServerError
 from arena.soak.parameters import Parameters
@@ -67,20 +67,20 @@ def hold(
     workload: Workload,
     data: Path | None,
     rate: float,
-    max_in_flight: int,
+    load: SearchParameters,
     parameters: Parameters,
     periods: int,
     phase: Callable[[str], None],
     held: Held | None = None,
 ) -> Held:
-    """Holds `server` at `rate` for `periods` periods, an arrival dropped when `max_in_flight` are in
-    flight; `held` collects as it goes, so that a caller cut short (Ctrl-C) keeps the periods that
-    ended. A server that died is a ServerError."""
+    """Holds `server` at `rate` for `periods` periods, the load shaped as capacity's probes shape it
+    (`load.open_model`: its connections, its bound in flight); `held` collects as it goes, so that
+    a caller cut short (Ctrl-C) keeps the periods that ended. A server that died is a ServerError."""
     held = held if held is not None else Held()
     arrivals = Runner(engine, server, engine_cores, workload, data)
     polls = Runner(engine, server, engine_cores, workload, None)
     period_s = parameters.period_s
-    open_model = {"kind": "open", "rate": rate, "duration_s": period_s, "max_in_flight": max_in_flight}
+    open_model = load.open_model(rate, period_s)
     closed_model = {"kind": "closed", "users": parameters.pollers, "duration_s": period_s}
     documents = [
         arrivals.document(open_model, workload.steps, period_s + DRAIN_S),

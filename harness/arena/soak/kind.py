@@ -246,7 +246,7 @@ class SoakKind:
                     workload,
                     data,
                     rate,
-                    search.max_in_flight,
+                    search,
                     parameters,
                     periods,
                     phase,

@@ -109,7 +109,7 @@ pub async fn execute(
             (start, end, None)
         }
         Model::Open(o) => {
-            let pool = open::Pool::default();
+            let pool = open::Pool::new(o);
             let warm =
                 warmup.map(|rule| open::warm_up(ctx.clone(), o, rule, pool.clone(), t0, hard_end));
             let start = fresh_start(&ctx, warm, t0, hard_end, &mut watched).await;

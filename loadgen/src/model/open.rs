@@ -6,11 +6,18 @@
 //! generator quietly sending fewer requests (coordinated omission). When `max_in_flight`
 //! iterations are already running at an arrival's time, the arrival is dropped and counted, never
 //! queued: the schedule stays the schedule.
+//!
+//! With `connections`, arrivals share that many connections at most: one that finds them all busy
+//! waits for the first freed, in arrival order, its wait charged to its latency like any other.
+//! Without it the pool grows with the work in flight, so a server that stalls for 20 ms at 20,000
+//! arrivals a second is handed 400 new connections for the rest of the run, and its latency then
+//! measures those connections as much as the stall (spec/capacity.md, "The load").
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
 use super::warmup::{Watched, watch};
@@ -60,10 +67,38 @@ impl Drop for InFlight {
     }
 }
 
-/// Idle keep-alive connections, shared by arrivals (they are not users and own none). The warm-up
-/// hands its pool to the measured schedule: connections a warm server has accepted are part of
-/// its warm state, like its JIT's code.
-pub type Pool = Arc<Mutex<Vec<Conn>>>;
+/// The connections arrivals share (they are not users and own none): the idle ones, and, when the
+/// model bounds them, a slot for each that may exist. The warm-up hands its pool to the measured
+/// schedule: connections a warm server has accepted are part of its warm state, like its JIT's code.
+pub struct Pool {
+    idle: Mutex<Vec<Conn>>,
+    slots: Option<Arc<Semaphore>>,
+}
+
+impl Pool {
+    pub fn new(m: &Open) -> Arc<Pool> {
+        let slots = m.connections.map(|n| {
+            Arc::new(Semaphore::new(
+                usize::try_from(n).unwrap_or(Semaphore::MAX_PERMITS),
+            ))
+        });
+        Arc::new(Pool {
+            idle: Mutex::new(Vec::new()),
+            slots,
+        })
+    }
+
+    fn take(&self) -> Option<Conn> {
+        self.idle.lock().unwrap_or_else(|p| p.into_inner()).pop()
+    }
+
+    fn give_back(&self, conn: Conn) {
+        self.idle
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(conn);
+    }
+}
 
 /// When the sender wakes up for an arrival: at its intended instant, or, when that is within
 /// `batch` of the last wake-up, `batch` after that wake-up, with every arrival due by then.
@@ -84,12 +119,12 @@ struct Arrivals {
     in_flight: Arc<AtomicU64>,
     max_in_flight: u64,
     batch: Duration,
-    pool: Pool,
+    pool: Arc<Pool>,
     timer: PreciseTimer,
 }
 
 impl Arrivals {
-    fn new(m: &Open, pool: Pool) -> Arrivals {
+    fn new(m: &Open, pool: Arc<Pool>) -> Arrivals {
         Arrivals {
             set: JoinSet::new(),
             in_flight: Arc::new(AtomicU64::new(0)),
@@ -151,7 +186,7 @@ impl Arrivals {
 pub async fn run(
     ctx: Arc<Ctx>,
     m: &Open,
-    pool: Pool,
+    pool: Arc<Pool>,
     t0: Instant,
     hard_end: Instant,
 ) -> (Instant, f64) {
@@ -179,7 +214,7 @@ pub async fn warm_up(
     ctx: Arc<Ctx>,
     m: &Open,
     rule: &Warmup,
-    pool: Pool,
+    pool: Arc<Pool>,
     t0: Instant,
     hard_end: Instant,
 ) -> (Watched, Instant) {
@@ -206,15 +241,16 @@ pub async fn warm_up(
     (watched, drained)
 }
 
-async fn arrival(ctx: Arc<Ctx>, k: u64, intended: Instant, _guard: InFlight, pool: Pool) {
+async fn arrival(ctx: Arc<Ctx>, k: u64, intended: Instant, _guard: InFlight, pool: Arc<Pool>) {
     let now = Instant::now();
     ctx.reg
         .lag(now.saturating_duration_since(intended), intended);
-    let conn = if ctx.keep_alive {
-        pool.lock().unwrap_or_else(|p| p.into_inner()).pop()
-    } else {
-        None
+    // Held until the connection is back in the pool; the semaphore is never closed.
+    let _slot = match &pool.slots {
+        Some(slots) => slots.clone().acquire_owned().await.ok(),
+        None => None,
     };
+    let conn = if ctx.keep_alive { pool.take() } else { None };
     let mut session = Session::new(
         ctx.addr,
         ctx.keep_alive,
@@ -226,6 +262,6 @@ async fn arrival(ctx: Arc<Ctx>, k: u64, intended: Instant, _guard: InFlight, poo
     // An arrival is its own "user": {user} and per_user rows follow the arrival number.
     run_iteration(&ctx, &mut session, k, k, Some(intended), &mut scratch).await;
     if let Some(c) = session.into_conn() {
-        pool.lock().unwrap_or_else(|p| p.into_inner()).push(c);
+        pool.give_back(c);
     }
 }

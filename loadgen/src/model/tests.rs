@@ -44,6 +44,8 @@ struct Behavior {
     doubling: Option<(Instant, Duration)>,
     /// Answer `{"path": <the request's path>}` instead of `OK`.
     echo_json: bool,
+    /// Stall once: a request read from this instant for this long is answered when it ends.
+    stall: Option<(Instant, Duration)>,
 }
 
 struct TestServer {
@@ -171,6 +173,12 @@ async fn serve(sock: TcpStream, b: Behavior, log: Arc<Mutex<Vec<(Instant, String
         };
         if !delay.is_zero() {
             tokio::time::sleep(delay).await;
+        }
+        if let Some((at, length)) = b.stall {
+            let now = Instant::now();
+            if now >= at && now < at + length {
+                tokio::time::sleep_until((at + length).into()).await;
+            }
         }
         let status = if b.status == 0 { 200 } else { b.status };
         let conn = if close { "Connection: close\r\n" } else { "" };
@@ -302,6 +310,7 @@ fn assert_on_schedule(received: &[Instant], before: Instant, due: &[Duration]) {
 
 fn open_model(rate: Option<f64>, duration_s: Option<f64>, iterations: Option<u64>) -> Open {
     Open {
+        connections: None,
         rate,
         duration_s,
         iterations,
@@ -1002,6 +1011,33 @@ async fn connections_opened_and_held_are_counted() {
         (1..=4).contains(&fresh.connections.peak_open),
         "{:?}",
         fresh.connections
+    );
+}
+
+#[tokio::test]
+async fn a_stall_does_not_grow_a_bounded_pool() {
+    // The server stalls once for 20 ms while 5,000 arrivals a second come: about a hundred are in
+    // flight at its end. A pool that grows with them opens a connection for each and keeps them
+    // all; a bounded one holds its 8, the waits charged to the arrivals that waited.
+    let stalled = |model: serde_json::Value| async move {
+        let srv = TestServer::start(Behavior {
+            stall: Some((Instant::now() + ms(150), ms(20))),
+            ..Default::default()
+        });
+        run_json(&scenario(&srv.target(), model, serde_json::json!({}))).await
+    };
+    let open = serde_json::json!({"kind": "open", "rate": 5000, "duration_s": 0.4});
+    let grown = stalled(open.clone()).await;
+    assert!(grown.connections.opened > 30, "{:?}", grown.connections);
+    let mut bounded = open;
+    bounded["connections"] = serde_json::json!(8);
+    let held = stalled(bounded).await;
+    assert_eq!(held.iterations.completed, 2000);
+    assert!(held.connections.opened <= 8, "{:?}", held.connections);
+    assert!(
+        held.all.latency_us.max >= 20_000,
+        "{:?}",
+        held.all.latency_us
     );
 }
 
