@@ -155,6 +155,15 @@ class Loop:
         if self.bar is not None:
             self.bar.update(self.bar_task, phase=name)
 
+    def skip(self, work: Work, why: str) -> None:
+        """Work that turned out not to be needed: it leaves the count and the estimate."""
+        self.todo.remove(work)
+        self.total_s = max(self.total_s - work.estimate_s, self.done_s, 1.0)
+        if self.bar is None:
+            self.console.line(f"[not needed] {work.describe()}: {why}")
+        else:
+            self.bar.update(self.bar_task, total=self.total_s, eta=minutes(self.eta_s()))
+
     def finish(self, work: Work, outcome: str) -> None:
         self.done += 1
         self.done_s += work.estimate_s

@@ -83,12 +83,15 @@ class Task:
 @dataclass
 class Batch:
     """What a prepared plan gives: every task, how to measure one, what was skipped and why, and
-    what to release once measuring ends, however it ends (servers kept between tasks)."""
+    what to release once measuring ends, however it ends (servers kept between tasks). A kind that
+    repeats a point until it is precise enough plans the most repetitions it may take and says, as
+    each comes due, why it is not needed (`needless`: None when it is)."""
 
     tasks: list[Task]
     measure: Callable[[Task, Callable[[str], None]], Measurement]  # the task, and where to say its phase
     skipped: list[str] = field(default_factory=list)
     close: Callable[[], None] = lambda: None
+    needless: Callable[[Task], str | None] = lambda _: None
 
 
 class Cut(KeyboardInterrupt):

@@ -108,6 +108,9 @@ def _measure(batch: Batch, kind: Kind, store: Store, current: Run, console: Cons
     todo = [task for task in batch.tasks if task.key not in done]
     with console.progress(todo, stored=len(batch.tasks) - len(todo)) as loop:
         for task in todo:
+            if why := batch.needless(task):
+                loop.skip(task, why)
+                continue
             loop.start(task)
             try:
                 measurement = batch.measure(task, loop.phase)

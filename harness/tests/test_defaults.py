@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from arena.capacity.workloads import chosen, objective_of
+from arena.capacity.workloads import chosen, load, objective_of
 from arena.cli import main as cli
 from arena.host import cores
 from arena.impls.catalog import ROOT
@@ -60,6 +60,7 @@ def test_no_two_commands_share_an_option():
 # What a default that parses as None or [] becomes once the command uses it.
 RESOLVED = {
     ("verify", "cpus"): lambda args: cores.verified_budgets(args.cpus),
+    ("capacity", "repeat"): lambda args: planned("capacity")["repeat"],
     ("soak", "minutes"): lambda args: planned("soak")["minutes"],
     ("soak", "share"): lambda args: planned("soak")["share"],
 }
@@ -104,7 +105,7 @@ def _readme_line(command: str) -> str:
 
 def _number(pattern: str, text: str) -> float:
     found = re.search(pattern, text)
-    assert found, f"{pattern!r} not in {text!r}"
+    assert found, f"{pattern!r} not in {text[:200]!r}…"
     return float(found.group(1))
 
 
@@ -113,7 +114,7 @@ def _number(pattern: str, text: str) -> float:
     [
         ("run", r"(\d+) repetitions"),
         ("micro", r"(\d+) repetitions"),
-        ("capacity", r"(\d+) starts"),
+        ("capacity", r"to (\d+) starts"),
         ("soak", r"(\d+) start"),
     ],
 )
@@ -135,13 +136,21 @@ def test_the_readme_prose_states_the_same_repetitions():
     words = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
     found = re.search(r"on every implementation, (\w+) repetitions each", text)
     assert found and words[found.group(1)] == planned("run")["repeat"]
-    assert (
-        _number(r"The search runs on `--repeat` \((\d+)\) independent server starts", text)
-        == planned("capacity")["repeat"]
-    )
-    for page, command in (("capacity.md", "capacity"), ("soak.md", "soak")):
-        spec = " ".join((ROOT / "spec" / page).read_text(encoding="utf-8").split())
-        assert _number(r"`--repeat`,? \(?default (\d+)", spec) == planned(command)["repeat"], page
+    soak = " ".join((ROOT / "spec" / "soak.md").read_text(encoding="utf-8").split())
+    assert _number(r"`--repeat`, default (\d+)", soak) == planned("soak")["repeat"]
+
+
+def test_capacity_states_the_least_and_the_most_starts_of_a_cell():
+    rule, plan = load()[0].starts, planned("capacity")
+    assert plan["repeat"] == rule.most
+    line = _readme_line("capacity")
+    assert (_number(r"(\d+) to", line), _number(r"to (\d+) starts", line)) == (rule.least, rule.most)
+    assert _number(r"until ±(\d+)%", line) == round(rule.within * 100)
+    stated = r"within ±(\d+)% of (?:the|its) edge\W+at least (\d+),? (?:and )?at most (\d+)"
+    for text in (README, (ROOT / "spec" / "capacity.md").read_text(encoding="utf-8")):
+        found = re.search(stated, " ".join(text.split()))
+        assert found, "the README and spec/capacity.md state the least and the most starts"
+        assert tuple(map(float, found.groups())) == (round(rule.within * 100), rule.least, rule.most)
 
 
 def test_the_soak_example_states_its_length_and_share():

@@ -47,8 +47,9 @@ class Counting:
     name = "counting"
     command = "counting"
 
-    def __init__(self, manifest, stop: int | None = None, cut: bool = False) -> None:
+    def __init__(self, manifest, stop: int | None = None, cut: bool = False, enough: int | None = None) -> None:
         self.manifest, self.stop, self.cut, self.measured = manifest, stop, cut, []
+        self.enough = enough  # once this many are measured, the rest are not needed
 
     def plan(self, options: argparse.Namespace) -> dict:
         return {"suite": "quick", "n": options.n}
@@ -64,7 +65,10 @@ class Counting:
 
     def prepare(self, plan: dict, stored: list[Measurement], console: Console) -> Batch:
         tasks = [Task(self.name, self.manifest, Step(i), 1, 0, 0.01) for i in range(plan["n"])]
-        return Batch(tasks, self.measure, ["skipped nothing: a note"])
+        return Batch(tasks, self.measure, ["skipped nothing: a note"], needless=self.needless)
+
+    def needless(self, task: Task) -> str | None:
+        return f"{self.enough} are enough" if self.enough and len(self.measured) >= self.enough else None
 
     def measure(self, task: Task, phase) -> Measurement:
         phase("count")
@@ -134,6 +138,18 @@ def test_a_task_cut_short_is_stored_before_the_run_stops_and_not_measured_again(
     rest = Counting(fake)
     assert lifecycle.run(rest, options(resume="last"), Console()) == 0
     assert rest.measured == [3]
+
+
+def test_tasks_a_kind_finds_needless_are_left_unmeasured_and_unstored(fake, capsys):
+    """A kind that repeats until it is precise enough says, as each task comes due, that it is not
+    needed: the run goes on without it, and stores what it measured only."""
+    kind = Counting(fake, enough=2)
+    assert lifecycle.run(kind, options(), Console()) == 0
+    assert kind.measured == [0, 1]
+    assert capsys.readouterr().out.count("[not needed] ") == 2
+    store = Store()
+    assert [m.payload.value for m in store.measurements(store.last_run().id)] == [0, 1]
+    store.close()
 
 
 def test_a_run_is_resumed_only_by_its_own_command(fake):

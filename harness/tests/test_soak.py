@@ -212,7 +212,12 @@ def test_the_report_gives_each_runtime_its_trends_flags_and_timelines():
     (section,) = made.sections
     rows = {row.cells[0].text: row for row in section.table.rows}
     assert "memory-grows" in rows["leaky"].flags and "memory-grows" not in rows["flat"].flags
-    assert "p99-drifts" in rows["flat"].flags  # 4 ms → 7 ms over three minutes: +75%
+    # 4 ms → 7 ms over three minutes, +75%: past the bound of +25%, but not four times past it, in
+    # fewer measured periods than a drift needs.
+    assert "p99-drifts" not in rows["flat"].flags and rows["flat"].cells[12].text.endswith("too short to tell")
+    longer = dataclasses.replace(parameters := load(), trend_periods=3)
+    assert tables.trend_flags(flat.payload, longer) == ["p99-drifts"]
+    assert tables.trend_flags(flat.payload, dataclasses.replace(parameters, far_beyond=2.5)) == ["p99-drifts"]
     assert rows["leaky"].cells[11].text.startswith("+600.0 [")
     assert [chart.title for chart in section.charts] == [
         "Resident memory of the server's processes",

@@ -1,6 +1,6 @@
 """`arena capacity`'s kind of measurement: for every implementation of servers/ that builds and
 passes conformance, every workload of spec/capacity.toml and every core budget, a search for the
-edge on each of `--repeat` independent server starts (spec/capacity.md)."""
+edge on independent server starts, as many as the cell's precision needs (spec/capacity.md)."""
 
 from __future__ import annotations
 
@@ -9,14 +9,15 @@ import contextlib
 import dataclasses
 import statistics
 import time
+from collections import defaultdict
 from pathlib import Path
 
-from arena.capacity import held, sweep, tables
+from arena.capacity import held, precision, sweep, tables
 from arena.capacity.probe import Prober, Runner
 from arena.capacity.result import CapacitySearch, ClientSweep
 from arena.capacity.saturation import saturate
 from arena.capacity.search import ENGINE_BOUND, FOUND, Limits, find_edge
-from arena.capacity.workloads import Point, Workload, chosen, load, objective_of, parse_slo, unit_of
+from arena.capacity.workloads import Point, StartRule, Workload, chosen, load, objective_of, parse_slo, unit_of
 from arena.checks import reference, verify
 from arena.console import Console
 from arena.engines.interface import EngineError, LoadEngine
@@ -43,6 +44,9 @@ START_S = 5
 SATURATE_S = 3
 PROBE_S = 3
 FIRST_PROBES, HINTED_PROBES = 8, 4
+# How likely a start beyond the least a cell takes is needed, halved for each one after: a guess
+# for the ETA until the suite has measured it.
+LIKELY_MORE = 0.5
 
 
 class CapacityKind:
@@ -62,7 +66,8 @@ class CapacityKind:
             "impl": options.impl,
             "workload": options.workload,
             "cpus": cores.measured_budgets(options.cpus),
-            "repeat": repetitions(options.repeat),
+            # The most starts a cell takes: fewer once it is precise enough (capacity/precision.py).
+            "repeat": repetitions(options.repeat) if options.repeat is not None else load()[0].starts.most,
             "slo": parse_slo(options.slo) if options.slo else {},
             "scaling": options.scaling,
         }
@@ -74,7 +79,10 @@ class CapacityKind:
     def headline(self, plan: dict) -> str:
         slo = f", objective {plan['slo']}" if plan["slo"] else ""
         scaling = ", and a sweep of clients" if plan.get("scaling") else ""
-        return f"cpus {plan['cpus']}, {plan['repeat']} independent start(s) a search{scaling}{slo}"
+        least = min(load()[0].starts.least, plan["repeat"])
+        starts = f"{least} to {plan['repeat']}" if least < plan["repeat"] else str(least)
+        within = load()[0].starts.within
+        return f"cpus {plan['cpus']}, {starts} independent start(s) a cell, until ±{within:.0%}{scaling}{slo}"
 
     def prepare(self, plan: dict, stored: list[Measurement], console: Console) -> Batch:
         workloads = chosen(plan["workload"])
@@ -96,21 +104,27 @@ class CapacityKind:
             points += [Point(w, w.objective, sweep.CLIENTS) for w in workloads]
         # One start a repetition serves every workload in turn, in the order of spec/capacity.toml
         # (host/starts.py; spec/capacity.md, "One start, every workload").
+        rule = dataclasses.replace(load()[0].starts, most=plan["repeat"])
+        rule = dataclasses.replace(rule, least=min(rule.least, rule.most))
         tasks = [
-            Task(self.name, manifest, point, cpus, rep, _estimate(manifest, point, rep, i == 0))
+            Task(self.name, manifest, point, cpus, rep, _estimate(manifest, point, rep, i == 0, rule.least))
             for rep in range(plan["repeat"])
             for manifest, cpus in ready
             for i, point in enumerate(points)
         ]
-        edges = _Edges(stored)
+        cells = _Cells(stored, rule)
         uses_db = any(w.database for w in workloads)
         starts = stack.enter_context(contextlib.closing(Starts(start_settings(points), db if uses_db else None)))
         return Batch(
-            tasks, lambda task, phase: self.measure(task, data, db, starts, edges, phase), skipped, stack.close
+            tasks,
+            lambda task, phase: self.measure(task, data, db, starts, cells, phase),
+            skipped,
+            stack.close,
+            cells.needless,
         )
 
     def measure(
-        self, task: Task, data: dict[str, Path | None], db: Database, starts: Starts, edges: _Edges, phase
+        self, task: Task, data: dict[str, Path | None], db: Database, starts: Starts, cells: _Cells, phase
     ) -> Measurement:
         """One search (or sweep) on the start of the task's repetition, after the workloads before it."""
         point: Point = task.point
@@ -142,36 +156,38 @@ class CapacityKind:
                 )
                 flags += ["engine-bound"] if any(level.engine_bound for level in levels) else []
             else:
-                result = self._search(task, runner, edges, parameters, setup_s, phase)
+                result = self._search(task, runner, cells, parameters, setup_s, phase)
                 flags += ["engine-bound"] if result.ended == ENGINE_BOUND else []
             if not server.alive():
                 raise ServerError(f"{manifest.name} died during the {workload.id} search")
         except (ServerError, EngineError, DatabaseError, OSError) as err:
             crashed = isinstance(err, ServerError)
             starts.close()  # a server in an unknown state measures nothing more
-            return task.measurement(
+            failed = task.measurement(
                 Outcome.FAILED,
                 reason=str(err),
                 flags=flags + (["crashed"] if crashed else []),
                 versions=versions,
                 parameters=parameters,
             )
+            cells.add(failed)
+            return failed
         versions["engine"] = runner.version
         measurement = task.measurement(
             Outcome.MEASURED, flags=flags, payload=result, versions=versions, parameters=parameters
         )
-        edges.add(measurement)
+        cells.add(measurement)
         return measurement
 
     def _search(
-        self, task: Task, runner: Runner, edges: _Edges, parameters: dict, setup_s: float | None, phase
+        self, task: Task, runner: Runner, cells: _Cells, parameters: dict, setup_s: float | None, phase
     ) -> CapacitySearch:
         """The search for the edge on a warmed start, from just below what it answered saturated, or
         from the median edge of the starts before it when that is lower (spec/capacity.md, "Where a
         search begins"); on the first start, probes below the edge after it, for the curves."""
         point: Point = task.point
         workload, search_parameters = point.workload, load()[0]
-        hint = edges.hint(task)
+        hint = cells.hint(task)
         prober, unit = Prober(runner, point.objective, search_parameters), unit_of(workload.held)
         saturated = None
         if workload.held:
@@ -235,12 +251,15 @@ class CapacityKind:
         return {"edge": True}
 
 
-class _Edges:
-    """The edges found so far, by implementation, workload, objective and budget: a later start's
-    search begins at their median."""
+class _Cells:
+    """The searches of each cell so far (implementation, workload, objective and budget): a later
+    start's search begins at the median of their edges, and a cell takes another start only while
+    it is not precise enough (capacity/precision.py)."""
 
-    def __init__(self, stored: list[Measurement]) -> None:
-        self.found: dict[tuple, list[float]] = {}
+    def __init__(self, stored: list[Measurement], rule: StartRule) -> None:
+        self.rule = rule
+        self.searches: dict[tuple, list[CapacitySearch]] = defaultdict(list)
+        self.failed: dict[tuple, int] = defaultdict(int)
         for m in stored:
             self.add(m)
 
@@ -248,15 +267,30 @@ class _Edges:
     def _key(impl: str, experiment: str, point: str, cpus: int) -> tuple:
         return (impl, experiment, point, cpus)
 
+    def _of(self, task: Task) -> tuple:
+        return self._key(task.manifest.name, task.point.experiment, task.point.key, task.cpus)
+
     def add(self, m: Measurement) -> None:
-        """Only a search that found its edge hints: an engine-bound or unfinished one gives a
-        lower bound, which a later start must climb from as a first start does."""
-        if m.measured and isinstance(m.payload, CapacitySearch) and m.payload.ended == FOUND:
-            self.found.setdefault(self._key(m.impl, m.experiment, m.point, m.cpus), []).append(m.payload.edge)
+        key = self._key(m.impl, m.experiment, m.point, m.cpus)
+        if m.measured and isinstance(m.payload, CapacitySearch):
+            self.searches[key].append(m.payload)
+        elif not m.measured:
+            self.failed[key] += 1
 
     def hint(self, task: Task) -> float | None:
-        edges = self.found.get(self._key(task.manifest.name, task.point.experiment, task.point.key, task.cpus))
+        """Only a search that found its edge hints: an engine-bound or unfinished one gives a
+        lower bound, which a later start must climb from as a first start does."""
+        edges = [s.edge for s in self.searches[self._of(task)] if s.ended == FOUND and s.edge is not None]
         return statistics.median(edges) if edges else None
+
+    def needless(self, task: Task) -> str | None:
+        """Why the task's start is not needed: its cell is precise enough (a sweep of clients runs on
+        the least starts a cell takes)."""
+        if task.point.clients:
+            sweeps = task.repetition < self.rule.least
+            return None if sweeps else f"a sweep runs on the first {self.rule.least} start(s)"
+        key = self._of(task)
+        return precision.another_start(self.searches[key], self.failed[key], self.rule, load()[0].precision)
 
 
 def first_rate(hint: float | None, saturated: sweep.Level, share: float) -> float | None:
@@ -300,10 +334,12 @@ def _set_up(runner: Runner) -> float:
     return time.monotonic() - began
 
 
-def _estimate(manifest: catalog.Manifest, point: Point, repetition: int, first: bool) -> float:
+def _estimate(manifest: catalog.Manifest, point: Point, repetition: int, first: bool, least: int) -> float:
     """Seconds a measurement takes, for the ETA: its start's when it is the first on it, else its
-    saturation, each with a JIT's warm_s; and a first search, a hinted one or a sweep."""
+    saturation, each with a JIT's warm_s; and a first search, a hinted one or a sweep; a start
+    beyond the least a cell takes, by how likely it is needed."""
     start_s = (START_S if first else SATURATE_S) + manifest.warm_s
     if point.clients:
         return start_s + len(point.clients) * PROBE_S
-    return start_s + PROBE_S * (HINTED_PROBES if repetition else FIRST_PROBES)
+    likely = LIKELY_MORE ** max(repetition - least + 1, 0)
+    return likely * (start_s + PROBE_S * (HINTED_PROBES if repetition else FIRST_PROBES))

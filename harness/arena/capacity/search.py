@@ -44,10 +44,6 @@ class Limits:
     saturated: float | None = None  # what the start answered with work always waiting, when measured
 
 
-# A failure that closes the bracket is probed once more when the pass below it predicts this many
-# times the failed rate: far beyond what queueing near a server's limit explains.
-RECHECK = 1.5
-
 # What a server that fell behind answered is near the most it can: its edge under an objective is
 # usually a little below, sometimes above (a server whose throughput sags as its queue grows).
 AIM = 1.1
@@ -143,12 +139,6 @@ def widened(step: float, limits: Limits) -> float:
     return min(step**3, limits.growth)
 
 
-def warmed(best: Verdict, failed_rate: float) -> bool:
-    """Whether the probe that passed predicts far more than a rate that failed before it: a sign
-    that the server got faster in between, rather than that the failure was its limit."""
-    return best.predicted is not None and best.predicted > failed_rate * RECHECK
-
-
 def find_edge(probe: Callable[[float], Verdict], limits: Limits, hint: float | None = None) -> Search:
     """Searches from `limits.start_rate`, or from `hint` (a rate near the edge, from earlier
     starts): the first step goes `first_growth` up or down, and each later one cubes the step,
@@ -188,11 +178,10 @@ def find_edge(probe: Callable[[float], Verdict], limits: Limits, hint: float | N
         elif high <= low * (1 + limits.precision) or high - low <= limits.resolution:
             top = search.probes[search._top()]
             once = sum(p.rate == high for p in search.probes) == 1
-            if once and not top.engine_bound and warmed(best, high):
-                # The pass below the failure says the server's CPU reaches far beyond it: the
-                # failure may be a JIT compiling or a collection during its window, or the server
-                # has become much cheaper since (a failure before the pass). It counts once it
-                # fails again.
+            if once and not top.engine_bound:
+                # A failure closes the bracket only once it fails again: one stall of the machine,
+                # a collection or a JIT compiling in its window fails a probe near the edge as
+                # surely as the edge does, and would set the edge for the whole start.
                 verdict = tried(high)
                 continue
             # Bracketed; by the server, or by an engine that could not offer the rate above it.

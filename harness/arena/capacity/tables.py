@@ -5,12 +5,11 @@ on them."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import statistics
 from collections import Counter, defaultdict
 
-from arena.capacity import held, scaling
+from arena.capacity import held, precision, scaling
 from arena.capacity.result import CapacitySearch, ClientSweep
 from arena.capacity.search import FOUND
 from arena.capacity.workloads import Held, Objective, load, objective_label, unit_of
@@ -18,7 +17,7 @@ from arena.engines.interface import ENGINE_BOUND
 from arena.host.process import open_files_limit
 from arena.measured.measurement import Measurement
 from arena.measured.scalability import MIN_LEVELS, FitError, fit
-from arena.measured.stats import Summary, summarize
+from arena.measured.stats import summarize
 from arena.report.charts import LINE, LOG, Chart, Series, Value
 from arena.report.tables import Cell, Column, Report, Row, Section, Table, legend
 
@@ -32,9 +31,10 @@ ENDINGS = (
 EDGE = (
     "edge: the highest arrival rate a start sustained at steady state with its p99 within the objective, "
     "errors ≤ 0.1% and ≥ 99% of arrivals answered, less than 3% below a rate that failed (spec/capacity.md); "
-    "the cell is the median over independent server starts, ± its 95% interval, never narrower than the search's "
-    "3% precision; for a held workload (longpoll), the most connections polling at once with p99 within the wait plus "
-    "the objective and the answers of polls that take at most that long"
+    "the cell is the median over independent server starts, ± its 95% interval, in which each start's edge is known "
+    "only to its search's 3% (spec/capacity.md, \"Starts by precision\"); CV: the spread over starts, '≤' where the "
+    "starts agreed within that 3% and the CV is its bound; for a held workload (longpoll), the most connections "
+    "polling at once with p99 within the wait plus the objective and the answers of polls that take at most that long"
 )
 
 
@@ -48,6 +48,7 @@ def _columns(holds: Held | None) -> list[Column]:
         Column(edge, numeric=True),
         Column(served, numeric=True, essential=False),
         Column("starts", numeric=True),
+        Column("CV", numeric=True),
         Column("p50 ms", numeric=True, essential=False),
         Column("p99 ms", numeric=True),
         Column("CPU s/1k ok", numeric=True, essential=False),
@@ -69,14 +70,19 @@ def _value(values: list[float], scale: float = 1.0) -> Cell:
     return Cell.value(summary, scale, _digits(summary.median * scale))
 
 
-def _with_precision(summary: Summary, precision: float) -> Summary:
-    """The edges' interval, at least as wide as what each search knows of its own edge: a start
-    that confirms an earlier start's edge finds the same rate, and agreeing starts would otherwise
-    show an interval of nothing. One start has no interval to widen (NO_INTERVAL)."""
-    if summary.ci_low is None or summary.ci_high is None:
-        return summary
-    low, high = min(summary.ci_low, summary.median), max(summary.ci_high, summary.median * (1 + precision))
-    return dataclasses.replace(summary, ci_low=low, ci_high=high)
+def non_monotone(search: CapacitySearch) -> bool:
+    """Whether a start's probes failed at a rate below one that passed: its edge rests on a probe
+    that chance or a server changing during the search decided (a JIT compiling, a stall)."""
+    probes = search.probe_list() + search.below_list()
+    passed = [p.rate for p in probes if p.passed]
+    return bool(passed) and any(not p.passed and not p.engine_bound and p.rate < max(passed) for p in probes)
+
+
+def _spread(summary, resolution: float) -> Cell:
+    if summary is None or summary.cov is None:
+        return Cell("-")
+    bound = "≤ " if precision.resolved(summary, resolution) else ""
+    return Cell(f"{bound}{summary.cov:.1%}")
 
 
 def _row(impl: str, cpus: int, group: list[Measurement], holds: Held | None) -> tuple[Row, list[str]]:
@@ -91,9 +97,12 @@ def _row(impl: str, cpus: int, group: list[Measurement], holds: Held | None) -> 
     bounds = [s for s in searches if s.ended != FOUND and s.edge is not None]
     endings = Counter(s.ended for s in searches)
     shown = ", ".join(f"{ended} {count}/{len(group)}" for ended, count in sorted(endings.items())) or "-"
-    summary = _with_precision(summarize(edges), load()[0].precision) if edges else None
+    resolution = load()[0].precision
+    summary = precision.edges(searches, resolution)
     if summary is not None and summary.noisy and not bounds:
         flags.append("noisy")
+    if any(non_monotone(s) for s in searches):
+        flags.append("non-monotone")
     # A start that did not find its edge showed only that the server sustains at least its highest
     # passing rate: the row then claims that much, the most any of them sustained, and no interval.
     if bounds:
@@ -108,6 +117,7 @@ def _row(impl: str, cpus: int, group: list[Measurement], holds: Held | None) -> 
         edge_cell,
         _value([p.ok_rps for p in at_edge]) if holds else _value([e * steps for e in edges]),
         Cell(f"{len(edges)}/{len(group)}"),
+        _spread(summary if not bounds else None, resolution),
         _value([p.p50_ms for p in at_edge]),
         _value([p.p99_ms for p in at_edge]),
         _value([p.server_cpu_s / p.ok_requests * 1000 for p in at_edge if p.ok_requests]),

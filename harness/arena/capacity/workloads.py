@@ -45,6 +45,16 @@ class Held:
 
 
 @dataclass(frozen=True)
+class StartRule:
+    """How many independent starts a cell takes: at least `least`, then more until its interval is
+    within `within` of its edge, at most `most` (capacity/precision.py)."""
+
+    least: int
+    most: int
+    within: float
+
+
+@dataclass(frozen=True)
 class SearchParameters:
     precision: float
     growth: float
@@ -67,6 +77,7 @@ class SearchParameters:
     warm_share: float  # a held workload's start is warmed at this share of its first probe's rate
     warm_max_s: float  # either for at most this long
     curve_shares: list[float]  # a first start probes these shares of its edge after its search, for the curves
+    starts: StartRule
 
     def open_model(self, rate: float, duration_s: float) -> dict:
         """The engine's open model at `rate`: the load every probe offers, and a soak at a share
@@ -135,6 +146,7 @@ def load() -> tuple[SearchParameters, dict[str, Workload]]:
         data = tomllib.loads(SPEC_FILE.read_text(encoding="utf-8"))
         search = dict(data["search"])
         search["warmup"] = Rule(**search["warmup"])
+        search["starts"] = StartRule(**search["starts"])
         parameters = SearchParameters(**search)
         workloads = {}
         for raw in data["workload"]:

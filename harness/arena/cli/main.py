@@ -407,10 +407,10 @@ def _tables() -> argparse.ArgumentParser:
     return tables
 
 
-def _stored(repeat: int, what: str) -> argparse.ArgumentParser:
+def _stored(repeat: int | None, what: str) -> argparse.ArgumentParser:
     """The options of a command whose runs are stored: repetitions, --resume, --assert, --junit."""
     stored = argparse.ArgumentParser(add_help=False, parents=[_tables()])
-    stored.add_argument("--repeat", type=int, default=repeat, help=f"{what} (default {repeat})")
+    stored.add_argument("--repeat", type=int, default=repeat, help=what)
     stored.add_argument(
         "--resume",
         nargs="?",
@@ -485,7 +485,7 @@ def parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser(
         "run",
-        parents=[_stored(3, "repetitions of every point"), _suites()],
+        parents=[_stored(3, "repetitions of every point (default 3)"), _suites()],
         help="the main job: install, build, verify, measure, report",
     )
     s.add_argument("--impl", nargs="*", default=[], help="implementations (default: all available)")
@@ -521,7 +521,7 @@ def parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser(
         "micro",
-        parents=[_stored(3, "repetitions of every point"), _suites()],
+        parents=[_stored(3, "repetitions of every point (default 3)"), _suites()],
         help="the actor and process micro-benchmarks of spec/micro.md",
     )
     s.add_argument("--impl", nargs="*", default=[], help="runtimes of micro/ (default: all available)")
@@ -531,7 +531,13 @@ def parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser(
         "capacity",
-        parents=[_stored(3, "independent server starts of every search")],
+        parents=[
+            _stored(
+                None,
+                "the most independent server starts a cell takes (default 6: fewer once its 95%% interval is within "
+                "±5%%, at least 2; spec/capacity.toml)",
+            )
+        ],
         help="where each runtime breaks: the highest rate under a latency objective",
     )
     s.add_argument("--impl", nargs="*", default=[], help="implementations (default: all available)")
@@ -556,7 +562,7 @@ def parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser(
         "soak",
-        parents=[_stored(1, "server starts of every implementation, each soaked in turn")],
+        parents=[_stored(1, "server starts of every implementation, each soaked in turn (default 1)")],
         help="each implementation held for minutes or hours: memory slope and p99 drift",
     )
     s.add_argument("--impl", nargs="*", default=[], help="implementations (default: all available)")

@@ -26,6 +26,10 @@ FLAGS = {
     "failed": "a repetition or point produced no measurement (see the notes)",
     "memory-grows": "a soak's memory slope lies above its bound, interval and all (spec/soak.md)",
     "p99-drifts": "a soak's p99 grew past its bound over the measured periods, interval and all (spec/soak.md)",
+    "non-monotone": (
+        "a capacity start failed at a rate below one it passed: its edge rests on a probe that chance, a stall or "
+        "a server changing during the search decided (spec/capacity.md)"
+    ),
     "cut-short": "Ctrl-C ended the soak before its last period: what it measured until then",
     "unsteady": (
         "a warm-up did not become steady within its bound: a REST point leaves those repetitions out of its "

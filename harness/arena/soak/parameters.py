@@ -25,6 +25,8 @@ class Parameters:
     memory_bound_mib_h: float
     drift_bound: float  # p99's change over the measured periods, a share
     error_bound: float  # of the measured arrivals and polls that may fail
+    trend_periods: int  # a trend flags over at least this many measured periods...
+    far_beyond: float  # ...or when its interval lies past this many times its bound
 
     def periods(self, minutes: float) -> int:
         return max(round(minutes * 60 / self.period_s), 1)

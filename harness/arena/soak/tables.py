@@ -10,7 +10,7 @@ from arena.report.charts import LINE, LINEAR, Chart, Series, Value
 from arena.report.pivot import scale_for
 from arena.report.tables import Cell, Column, Report, Row, Section, Table, legend
 from arena.soak.hold import Period
-from arena.soak.parameters import Parameters
+from arena.soak.parameters import Parameters, load
 from arena.soak.result import Soak
 from arena.soak.trend import Trend
 
@@ -32,27 +32,42 @@ COLUMNS = [
 ]
 
 
+def telling(soak: Soak, found: Trend | None, bound: float, parameters: Parameters) -> bool | None:
+    """Whether a trend is past its bound (spec/soak.md, "Trends"): True when its interval lies past
+    it over enough measured periods, or far past it over fewer; None when it lies past it, but the
+    soak was too short to tell; False otherwise."""
+    if found is None or not found.past(bound):
+        return False
+    if len(soak.measured()) >= parameters.trend_periods or found.past(parameters.far_beyond * bound):
+        return True
+    return None
+
+
 def trend_flags(soak: Soak, parameters: Parameters) -> list[str]:
-    """The trends past their bounds (spec/soak.md, "Trends"), and errors past theirs: a server that
-    stopped answering has flat memory and no p99 to drift, and must not pass for a steady one."""
-    memory, drift = soak.memory_trend(), soak.drift()
+    """The trends past their bounds, and errors past theirs: a server that stopped answering has
+    flat memory and no p99 to drift, and must not pass for a steady one."""
+    memory = telling(soak, soak.memory_trend(), parameters.memory_bound_mib_h, parameters)
+    drift = telling(soak, soak.drift(), parameters.drift_bound, parameters)
     failed = [soak.error_ratio(), soak.poll_error_ratio()]
     return (
-        (["memory-grows"] if memory and memory.past(parameters.memory_bound_mib_h) else [])
-        + (["p99-drifts"] if drift and drift.past(parameters.drift_bound) else [])
+        (["memory-grows"] if memory else [])
+        + (["p99-drifts"] if drift else [])
         + (["errors"] if any(ratio is not None and ratio > parameters.error_bound for ratio in failed) else [])
     )
 
 
-def _trend(found: Trend | None, share: bool = False) -> str:
+def _trend(soak: Soak, found: Trend | None, bound: float, parameters: Parameters, share: bool = False) -> str:
     if found is None:
         return "too short"
-    if share:
-        return f"{found.value:+.0%} [{found.low:+.0%}, {found.high:+.0%}]"
-    return f"{found.value:+,.1f} [{found.low:+,.1f}, {found.high:+,.1f}]"
+    shown = (
+        f"{found.value:+.0%} [{found.low:+.0%}, {found.high:+.0%}]"
+        if share
+        else f"{found.value:+,.1f} [{found.low:+,.1f}, {found.high:+,.1f}]"
+    )
+    return shown + (" too short to tell" if telling(soak, found, bound, parameters) is None else "")
 
 
-def _row(m: Measurement) -> Row:
+def _row(m: Measurement, parameters: Parameters) -> Row:
     if not m.measured:
         return Row(
             [Cell(m.impl), Cell(str(m.cpus)), Cell(str(m.repetition + 1)), *[Cell("-")] * 10], [*m.flags, "failed"]
@@ -74,8 +89,8 @@ def _row(m: Measurement) -> Row:
             Cell(f"{values['error_ratio']:.2%}" if values["error_ratio"] is not None else "-"),
             Cell(f"{values['poll_p99_ms']:.0f}" if values["poll_p99_ms"] is not None else "-"),
             Cell(f"{first:,.0f}→{last:,.0f}" if first is not None else "-"),
-            Cell(_trend(soak.memory_trend())),
-            Cell(_trend(soak.drift(), share=True)),
+            Cell(_trend(soak, soak.memory_trend(), parameters.memory_bound_mib_h, parameters)),
+            Cell(_trend(soak, soak.drift(), parameters.drift_bound, parameters, share=True)),
         ],
         sorted(m.flags),
     )
@@ -154,15 +169,16 @@ def report(title: str, measurements: list[Measurement], skipped: list[str], para
     )
     section = Section(
         f"soak: the {parameters.workload} workload held for minutes, with long-polls beside it",
-        Table(COLUMNS, [_row(m) for m in ours]),
+        Table(COLUMNS, [_row(m, parameters) for m in ours]),
         notes,
         charts=_timelines(held) if held else [],
     )
     trends = (
         f"trends: Theil-Sen slopes over {parameters.bin_s:g} s medians after the warm-up, with their 95% interval; "
         f"memory-grows when the memory slope's interval lies above {parameters.memory_bound_mib_h:g} MiB/h, "
-        f"p99-drifts when p99's change over the measured periods lies above {parameters.drift_bound:+.0%} "
-        "(spec/soak.md)"
+        f"p99-drifts when p99's change over the measured periods lies above {parameters.drift_bound:+.0%}, "
+        f"interval and all, over at least {parameters.trend_periods} measured periods or past "
+        f"{parameters.far_beyond:g} times the bound over fewer; else 'too short to tell' (spec/soak.md)"
     )
     cells = "Cells: each row is one soak on one server start; p50 and p99 are medians over its measured periods."
     return Report(title, sections=[section], legend=legend([section], (), (trends,), cells), skipped=skipped)
@@ -178,4 +194,6 @@ def outcome(m: Measurement) -> str:
         p99 += f", errors {values['error_ratio']:.2%}"
     if values["poll_error_ratio"]:
         p99 += f", poll errors {values['poll_error_ratio']:.2%}"
-    return f"{p99}, memory {_trend(soak.memory_trend())} MiB/h, drift {_trend(soak.drift(), share=True)}"
+    parameters = load()
+    memory = _trend(soak, soak.memory_trend(), parameters.memory_bound_mib_h, parameters)
+    return f"{p99}, memory {memory} MiB/h, drift {_trend(soak, soak.drift(), parameters.drift_bound, parameters, True)}"
