@@ -32,6 +32,7 @@ from arena.cli import main as cli
         (["worker", "--master", "here:5557"], "--master here:5557: an IP address"),
         (["worker", "--master", "127.0.0.1:99999"], "a port in 1..65535"),
         (["verify", "--fuzz", "--examples", "0"], "--examples 0: choose 1..10000"),
+        (["bench-engine", "--open", "0"], "--open: give rates a second in 1..1,000,000"),
     ],
 )
 def test_bad_input_is_one_clear_line_and_status_2(argv, message, capsys):

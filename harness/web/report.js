@@ -31,6 +31,12 @@
   }
   const faded = (hex) => hex + "55";
   const FLAGGED = "#c00000";
+  // How a mark on a line is drawn (charts.py): a capacity's edge, a probe that passed, one that failed.
+  const MARKS = {
+    edge: { style: "rectRot", radius: 8 },
+    passed: { style: "circle", radius: 3 },
+    failed: { style: "crossRot", radius: 6 },
+  };
 
   // A log axis of 1/(1-p): 1, 10, 100, ... are labelled 0%, 90%, 99%, ...
   function percentileLabel(x) {
@@ -135,8 +141,9 @@
         borderColor: s.seed ? faded(colour) : colour,
         backgroundColor: s.seed ? faded(colour) : colour,
         borderDash: s.seed ? [2, 3] : [],
-        pointRadius: s.mark_of ? 8 : s.xs.length > 40 ? 0 : 2,
-        pointStyle: s.mark_of ? "rectRot" : "circle",
+        pointRadius: s.mark_of ? MARKS[s.mark].radius : s.xs.length > 40 ? 0 : 2,
+        pointStyle: s.mark_of ? MARKS[s.mark].style : "circle",
+        pointBorderWidth: s.mark_of ? 2 : 1,
         showLine: !s.mark_of,
         markOf: s.mark_of,
         spanGaps: false,

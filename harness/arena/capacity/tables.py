@@ -18,7 +18,7 @@ from arena.host.process import open_files_limit
 from arena.measured.measurement import Measurement
 from arena.measured.scalability import MIN_LEVELS, FitError, fit
 from arena.measured.stats import summarize
-from arena.report.charts import LINE, LOG, Chart, Series, Value
+from arena.report.charts import FAILED_MARK, LINE, LOG, PASSED_MARK, Chart, Series, Value
 from arena.report.tables import Cell, Column, Report, Row, Section, Table, legend
 
 KIND = "capacity"
@@ -158,17 +158,24 @@ def _curves(workload: str, holds: Held | None, objective: Objective, measurement
     """p50 and p99 against the offered rate (a held workload's: the connections held), a line per
     implementation and budget through every probe of its first measured start (the one that
     searched from the start rate; later starts probe a few rates near its edge, and threading them
-    in zig-zags the line), and the median edge of all its starts."""
+    in zig-zags the line), and the median edge of all its starts; on it, every start's failed probes
+    and the later starts' passing ones, so that a failure below a pass shows where it happened."""
     limit = held.objective(objective, holds) if holds else objective
     against = "connections held" if holds else "offered rate"
     by_line: dict[str, dict[float, list]] = defaultdict(lambda: defaultdict(list))
     edges: dict[str, list[float]] = defaultdict(list)
     first: dict[str, int] = {}
+    marked: dict[tuple[str, str], list] = defaultdict(list)
     for m in sorted((m for m in measurements if m.measured), key=lambda m: m.repetition):
         line = f"{m.impl} cpus={m.cpus}"
-        if first.setdefault(line, m.repetition) == m.repetition:
-            for probe in m.payload.probe_list() + m.payload.below_list():
+        is_first = first.setdefault(line, m.repetition) == m.repetition
+        for probe in m.payload.probe_list() + m.payload.below_list():
+            if is_first:
                 by_line[line][round(probe.rate, 3)].append(probe)
+            if not probe.passed and not probe.engine_bound:
+                marked[(line, FAILED_MARK)].append(probe)
+            elif probe.passed and not is_first:
+                marked[(line, PASSED_MARK)].append(probe)
         if m.payload.edge is not None:
             edges[line].append(m.payload.edge)
     if not by_line:
@@ -191,6 +198,12 @@ def _curves(workload: str, holds: Held | None, objective: Objective, measurement
                         mark_of=line,
                     )
                 )
+            for mark in (PASSED_MARK, FAILED_MARK):
+                probes_marked = sorted(marked[(line, mark)], key=lambda p: p.rate)
+                if probes_marked:
+                    values_marked = [Value(getattr(p, metric)) for p in probes_marked]
+                    xs_marked = [p.rate for p in probes_marked]
+                    series.append(Series(f"{line} {mark}", values_marked, xs_marked, mark_of=line, mark=mark))
         every = [x for probes in by_line.values() for x in probes]
         if metric == "p99_ms":
             series.append(
@@ -213,7 +226,8 @@ def _curves(workload: str, holds: Held | None, objective: Objective, measurement
                     "every probe of each runtime's first start, failed ones too, which is where the curve turns up "
                     "(one that gave up in its warm-up at the slices that decided it), and its probes at "
                     f"{' and '.join(f'{share:.0%}' for share in load()[0].curve_shares)} of its edge; "
-                    "the mark is the median edge of all its starts, on the probe nearest it"
+                    "the diamond is the median edge of all its starts, on the probe nearest it; crosses are probes "
+                    "that failed, at any start, dots the later starts' probes that passed"
                 ),
             )
         )

@@ -1,19 +1,26 @@
-"""`arena bench-engine`: is the load engine fast enough to measure a server, not itself?
+"""`arena bench-engine`: is the load engine fast enough to measure a server, not itself, and does
+its open model see what an outside one sees?
 
 The server runs on one core; the engine and wrk take turns on another core against the same
 server process, with `GET /`. Both throughputs, their ratio, each tool's own CPU per request and
 the server CPU share each tool achieved are printed. Then the open model must hold 5,000 req/s
-within 1% of the target.
+within 1% of the target. With `--open RATE…`, instead: at each rate the engine's open model, shaped
+as `arena capacity` shapes it, and oha's (`-q RATE --latency-correction`, as many connections)
+take turns, and their p50 and p99 are printed side by side (loadgen/README.md).
 """
 
 from __future__ import annotations
 
+import json
 import re
 import resource
 import statistics
 import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
+from arena.capacity.workloads import load as capacity_parameters
 from arena.console import Console
 from arena.engines.interface import EngineError, LoadEngine
 from arena.errors import UsageError
@@ -26,6 +33,7 @@ from arena.impls.toolchain import Toolchains
 from arena.report.tables import Cell, Column, Row, Table
 
 WRK = Toolchain("wrk", ["sh", "-c", "command -v wrk"], "apt-get install -y wrk")
+OHA = Toolchain("oha", ["sh", "-c", "command -v oha"], "cargo install oha --locked --version 1.16.0")
 CONNECTIONS = 64
 OPEN_RATE = 5000
 REQUIRED_RATIO = 0.9
@@ -78,7 +86,19 @@ def _scenario(port: int, model: dict) -> dict:
     }
 
 
-def run(impl: str, seconds: int, repeat: int, engine: LoadEngine, console: Console) -> int:
+@dataclass(frozen=True)
+class Bench:
+    """A server on one core, warmed, and the core the tools take turns on."""
+
+    port: int
+    server_core: int
+    load_core: int
+
+
+@contextmanager
+def _bench(impl: str, seconds: int, repeat: int, engine: LoadEngine, tool: Toolchain, console: Console) -> Iterator:
+    """The server of `impl` running on the first core, warmed by the engine from the second, once
+    the engine and `tool` are there; None when the server could not be built."""
     cores = machine_cores()
     if len(cores) < 2:
         raise UsageError("bench-engine needs 2 cores: one for the server, one for the load")
@@ -87,20 +107,30 @@ def run(impl: str, seconds: int, repeat: int, engine: LoadEngine, console: Conso
     toolchains = Toolchains(say=console.line)
     (manifest,) = catalog.rows([impl], catalog.load, console.warn)
     if not prepare(manifest, toolchains, console).ok:
-        return 1
+        yield None
+        return
     engine.ensure(toolchains)
-    if not toolchains.ensure_tool(WRK, "bench-engine").ok:
-        raise EngineError("wrk is needed to compare against and could not be installed")
-    server_core, load_core = cores[0], cores[1]
+    if not toolchains.ensure_tool(tool, "bench-engine").ok:
+        raise EngineError(f"{tool.name} is needed to compare against and could not be installed")
+    bench = Bench(free_port(), cores[0], cores[1])
+    console.line(
+        f"{manifest.name} on core {bench.server_core}; {tool.name} and {engine.name} take turns on core "
+        f"{bench.load_core}, {CONNECTIONS} connections, {seconds} s each, {repeat} round(s)"
+    )
+    with running(manifest, 1, bench.port, cores=[bench.server_core]) as server:
+        warm = _scenario(bench.port, {"kind": "fixed", "requests": 20_000, "concurrency": 8})
+        engine.run(warm, [bench.load_core], 120)
+        yield bench, server
+
+
+def run(impl: str, seconds: int, repeat: int, engine: LoadEngine, console: Console) -> int:
     closed = {"kind": "closed", "users": CONNECTIONS, "think_ms": [0, 0], "duration_s": seconds}
     results: dict[str, list[Turn]] = {"wrk": [], engine.name: []}
-    port = free_port()
-    console.line(
-        f"{manifest.name} on core {server_core}; wrk and {engine.name} take turns on core {load_core}, "
-        f"{CONNECTIONS} connections, {seconds} s each, {repeat} round(s)"
-    )
-    with running(manifest, 1, port, cores=[server_core]) as server:
-        engine.run(_scenario(port, {"kind": "fixed", "requests": 20_000, "concurrency": 8}), [load_core], 120)
+    with _bench(impl, seconds, repeat, engine, WRK, console) as prepared:
+        if prepared is None:
+            return 1
+        bench, server = prepared
+        port, load_core = bench.port, bench.load_core
         for round_ in range(repeat):
             with Sampler(server) as sampler:
                 rps, cpu_s_per_request = _wrk(port, load_core, seconds)
@@ -153,3 +183,86 @@ def run(impl: str, seconds: int, repeat: int, engine: LoadEngine, console: Conso
     )
     console.line(f"engine cores: {cpu_list([load_core])}")
     return 0 if ratio >= REQUIRED_RATIO and off <= 0.01 else 1
+
+
+@dataclass(frozen=True)
+class Latency:
+    """One tool's turn at one rate: what it sent a second and the latencies it saw, in ms, from
+    each request's intended start."""
+
+    rps: float
+    p50_ms: float
+    p99_ms: float
+
+
+def _oha(port: int, core: int, rate: float, seconds: int) -> Latency:
+    """oha's open model: `rate` requests a second on CONNECTIONS connections, latency corrected
+    for coordinated omission (timed from when each request was due)."""
+    command = ["taskset", "--cpu-list", str(core), "oha", "--no-tui", "--output-format", "json"]
+    command += ["--worker-threads", "1", "-c", str(CONNECTIONS), "-q", f"{rate:g}", "--latency-correction"]
+    command += ["-z", f"{seconds}s", f"http://127.0.0.1:{port}/"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=seconds + 60, check=False)
+    try:
+        found = json.loads(done.stdout)
+        percentiles = found["latencyPercentiles"]
+        return Latency(found["summary"]["requestsPerSec"], percentiles["p50"] * 1000, percentiles["p99"] * 1000)
+    except (ValueError, KeyError, TypeError) as err:
+        raise EngineError(f"oha failed ({err}): {done.stderr.strip() or done.stdout.strip()[:200]}") from err
+
+
+def _open_model(engine: LoadEngine, port: int, core: int, rate: float, seconds: int) -> Latency:
+    """The engine's open model at `rate`, shaped as every capacity probe is (spec/capacity.md)."""
+    model = capacity_parameters()[0].open_model(rate, seconds)
+    done = engine.run(_scenario(port, model), [core], seconds + 60).result
+    latency = done["all"]["latency_us"]
+    return Latency(done["throughput_rps"], latency["p50"] / 1000, latency["p99"] / 1000)
+
+
+def open_check(impl: str, rates: list[float], seconds: int, repeat: int, engine: LoadEngine, console: Console) -> int:
+    """Both open models at each rate, in turns on one server start: their p50 and p99 by round,
+    and the ratio of their median p99s."""
+    if not rates or any(not 1 <= rate <= 1_000_000 for rate in rates):
+        raise UsageError("--open: give rates a second in 1..1,000,000")
+    turns: dict[tuple[float, str], list[Latency]] = {}
+    with _bench(impl, seconds, repeat, engine, OHA, console) as prepared:
+        if prepared is None:
+            return 1
+        bench, _ = prepared
+        for round_ in range(repeat):
+            for rate in rates:
+                ours = _open_model(engine, bench.port, bench.load_core, rate, seconds)
+                theirs = _oha(bench.port, bench.load_core, rate, seconds)
+                turns.setdefault((rate, engine.name), []).append(ours)
+                turns.setdefault((rate, "oha"), []).append(theirs)
+                console.line(
+                    f"  round {round_ + 1} at {rate:,.0f}/s: {engine.name} p99 {ours.p99_ms:.2f} ms, "
+                    f"oha p99 {theirs.p99_ms:.2f} ms"
+                )
+    rows = []
+    for rate in rates:
+        ours, theirs = turns[(rate, engine.name)], turns[(rate, "oha")]
+        ratio = statistics.median(t.p99_ms for t in ours) / statistics.median(t.p99_ms for t in theirs)
+        for tool, seen in ((engine.name, ours), ("oha", theirs)):
+            rows.append(
+                Row(
+                    [
+                        Cell(f"{rate:,.0f}"),
+                        Cell(tool),
+                        Cell(" / ".join(f"{t.rps:,.0f}" for t in seen)),
+                        Cell(" / ".join(f"{t.p50_ms:.2f}" for t in seen)),
+                        Cell(" / ".join(f"{t.p99_ms:.2f}" for t in seen)),
+                        Cell(f"{ratio:.2f}" if tool == engine.name else ""),
+                    ]
+                )
+            )
+    columns = [
+        Column("rate /s", numeric=True),
+        Column("tool"),
+        Column("req/s by round", numeric=True),
+        Column("p50 ms by round", numeric=True),
+        Column("p99 ms by round", numeric=True),
+        Column(f"p99 {engine.name}/oha", numeric=True),
+    ]
+    console.line()
+    console.table(Table(columns, rows, flags=False))
+    return 0

@@ -382,6 +382,8 @@ def cmd_serve(args: argparse.Namespace, console: Console) -> int:
 
 
 def cmd_bench_engine(args: argparse.Namespace, console: Console) -> int:
+    if args.open:
+        return benchmark.open_check(args.impl, args.open, args.seconds, args.repeat, Loadgen(), console)
     return benchmark.run(args.impl, args.seconds, args.repeat, Loadgen(), console)
 
 
@@ -611,10 +613,17 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--db-url", **DB_URL)
     s.set_defaults(func=cmd_serve)
 
-    s = sub.add_parser("bench-engine", help="the load engine against wrk on one server core")
+    s = sub.add_parser("bench-engine", help="the load engine against wrk (or oha's open model) on one server core")
     s.add_argument("--impl", default="go", help="server to load (default: go)")
     s.add_argument("--seconds", type=int, default=5, help="length of each measurement (default 5)")
     s.add_argument("--repeat", type=int, default=3, help="alternating runs of each tool (default 3)")
+    s.add_argument(
+        "--open",
+        nargs="+",
+        type=float,
+        metavar="RATE",
+        help="instead: the open model against oha's (-q RATE --latency-correction) at each rate, p50 and p99",
+    )
     s.set_defaults(func=cmd_bench_engine)
 
     s = sub.add_parser("test", help="unit tests, each implementation's own tests, conformance")

@@ -35,9 +35,13 @@ class Series:
     xs: list[float] = field(default_factory=list)  # lines only
     seed: bool = False
     dashed_before: float | None = None  # lines: drawn dashed left of this x (a warm-up before its measurement)
-    # Lines: marks on the line of this label (a capacity's edge), drawn as large points in its
-    # colour, without a line or a legend entry of their own.
+    # Lines: marks on the line of this label, drawn as points in its colour, without a line or a
+    # legend entry of their own; `mark` says which: EDGE (a capacity's edge), PASSED or FAILED (probes).
     mark_of: str | None = None
+    mark: str = "edge"
+
+
+EDGE_MARK, PASSED_MARK, FAILED_MARK = "edge", "passed", "failed"
 
 
 @dataclass(frozen=True)
