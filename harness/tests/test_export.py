@@ -42,11 +42,11 @@ def search(edge: float, ended: str = "found") -> CapacitySearch:
     return CapacitySearch(ended, edge, edge * 1.02, {"p99_ms": 10}, 1, None, [probe], 0.1, None)
 
 
-def stored(tmp_path) -> str:
+def stored(tmp_path, go: tuple[float, ...] = (1000.0, 1040.0, 980.0)) -> str:
     store = Store()
     run = store.start_run("r1", "capacity", {"kind": "capacity"}, {"cores": 2}, "abc", False)
     point = json.dumps({"p99_ms": 10})
-    for rep, edge in enumerate([1000.0, 1040.0, 980.0]):
+    for rep, edge in enumerate(go):
         store.add(
             run.id, Measurement("capacity", "go", "plaintext", point, 1, rep, Outcome.MEASURED, payload=search(edge))
         )
@@ -76,10 +76,18 @@ def test_json_holds_every_measurement_and_a_summary_per_point(tmp_path, monkeypa
     summaries = {s["impl"]: s for s in document["summaries"]}
     go = summaries["go"]["values"]["edge"]
     assert go["median"] == 1000.0 and go["n"] == 3 and go["low"] < 1000.0 < go["high"]
+    assert summaries["go"]["flags"] == []  # a CV of 3%
     rust = summaries["rust"]["values"]["edge"]
     assert summaries["rust"]["flags"] == ["engine-bound"] and rust["median"] == 5000
     assert (rust["n"], rust["low"], rust["high"]) == (1, None, None)  # one start: no interval
     assert summaries["java"]["counted"] == 0 and summaries["java"]["values"] == {}
+
+
+def test_a_summary_whose_main_number_varies_by_more_than_a_tenth_is_noisy(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(store_module, "RESULTS", tmp_path)
+    assert cli.main(["export", stored(tmp_path, go=(1000.0, 1400.0, 700.0))]) == 0
+    summaries = {s["impl"]: s for s in json.loads(capsys.readouterr().out)["summaries"]}
+    assert summaries["go"]["flags"] == ["noisy"] and summaries["go"]["values"]["edge"]["cov"] > 0.1
 
 
 def test_csv_rows_per_measurement_or_per_summary(tmp_path, monkeypatch, capsys):

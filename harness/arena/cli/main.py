@@ -43,6 +43,7 @@ from arena.impls.catalog import Manifest
 from arena.impls.prepare import prepare
 from arena.impls.toolchain import Toolchains, runtime_version
 from arena.kind import Kind
+from arena.kind import main_metrics as kind_main_metrics
 from arena.measured import export, importing
 from arena.measured.store import Store
 from arena.micro.kind import MicroKind
@@ -337,7 +338,7 @@ def cmd_history(args: argparse.Namespace, console: Console) -> int:
 
 
 def cmd_export(args: argparse.Namespace, console: Console) -> int:
-    kinds()  # every kind's payload type is known before a measurement is read back
+    main = kind_main_metrics(kinds())  # also: every kind's payload type is known before one is read back
     store = Store()
     try:
         run = store.named(args.run)
@@ -347,9 +348,9 @@ def cmd_export(args: argparse.Namespace, console: Console) -> int:
         store.close()
     verdicts = exported(judge_all(Index(measurements), findings_catalog.load()))
     text = (
-        export.as_json(run, measurements, verdicts, notes)
+        export.as_json(run, measurements, main, verdicts, notes)
         if args.format == "json"
-        else export.as_csv(run, measurements, args.rows)
+        else export.as_csv(run, measurements, args.rows, main)
     )
     if args.out is None:
         sys.stdout.write(text)

@@ -10,9 +10,10 @@ import io
 import json
 import math
 from collections import defaultdict
+from collections.abc import Callable
 
 from arena.measured.measurement import Measurement
-from arena.measured.stats import summarize
+from arena.measured.stats import NOISY_COV, summarize
 from arena.measured.store import Run
 
 SCHEMA = "arena.export/1"
@@ -20,6 +21,8 @@ SCHEMA = "arena.export/1"
 # as the tables leave it out of their medians.
 UNCOUNTED = {"unsteady", "crashed"}
 ENVELOPE = ["kind", "impl", "experiment", "point", "cpus", "repetition", "outcome", "reason", "flags"]
+# A kind's main numbers of a measurement, metric -> whether higher is better (arena/kind.py).
+MainMetrics = Callable[[Measurement], dict[str, bool]]
 
 
 def values_of(m: Measurement) -> dict[str, float | str | None]:
@@ -56,9 +59,10 @@ def measurement_row(m: Measurement) -> dict:
     }
 
 
-def summaries(measurements: list[Measurement]) -> list[dict]:
+def summaries(measurements: list[Measurement], main: MainMetrics = lambda _: {}) -> list[dict]:
     """Per kind, implementation, experiment, point and budget: every numeric value over the
-    repetitions that count, as a median with its 95% interval, and the flags of any repetition."""
+    repetitions that count, as a median with its 95% interval, and the flags of any repetition,
+    with `noisy` where the first of its kind's main numbers varies by more than NOISY_COV."""
     groups: dict[tuple, list[Measurement]] = defaultdict(list)
     for m in measurements:
         groups[(m.kind, m.impl, m.experiment, m.point, m.cpus)].append(m)
@@ -75,6 +79,10 @@ def summaries(measurements: list[Measurement]) -> list[dict]:
             summary = summarize(found)
             shown[name] = {"median": summary.median, "low": summary.ci_low, "high": summary.ci_high, "n": summary.n}
             shown[name]["cov"] = summary.cov
+        flags = {flag for m in group for flag in m.flags}
+        first = next(iter(main(counted[0])), None) if counted else None
+        if first in shown and (shown[first]["cov"] or 0) > NOISY_COV:
+            flags.add("noisy")
         made.append(
             {
                 "kind": kind,
@@ -84,7 +92,7 @@ def summaries(measurements: list[Measurement]) -> list[dict]:
                 "cpus": cpus,
                 "repetitions": len(group),
                 "counted": len(counted),
-                "flags": sorted({flag for m in group for flag in m.flags}),
+                "flags": sorted(flags),
                 "values": shown,
             }
         )
@@ -92,7 +100,11 @@ def summaries(measurements: list[Measurement]) -> list[dict]:
 
 
 def document(
-    run: Run, measurements: list[Measurement], findings: list[dict] | None = None, notes: list[str] | None = None
+    run: Run,
+    measurements: list[Measurement],
+    main: MainMetrics,
+    findings: list[dict] | None = None,
+    notes: list[str] | None = None,
 ) -> dict:
     """The run, its measurements, their summaries and the verdicts on the seeds' findings they
     give (arena/findings, computed by the caller)."""
@@ -112,23 +124,27 @@ def document(
             "notes": notes or [],
         },
         "measurements": [measurement_row(m) for m in measurements],
-        "summaries": summaries(measurements),
+        "summaries": summaries(measurements, main),
         "findings": findings or [],
     }
 
 
 def as_json(
-    run: Run, measurements: list[Measurement], findings: list[dict] | None = None, notes: list[str] | None = None
+    run: Run,
+    measurements: list[Measurement],
+    main: MainMetrics,
+    findings: list[dict] | None = None,
+    notes: list[str] | None = None,
 ) -> str:
-    return json.dumps(document(run, measurements, findings, notes), indent=1, default=str) + "\n"
+    return json.dumps(document(run, measurements, main, findings, notes), indent=1, default=str) + "\n"
 
 
-def as_csv(run: Run, measurements: list[Measurement], rows: str) -> str:
+def as_csv(run: Run, measurements: list[Measurement], rows: str, main: MainMetrics) -> str:
     """One CSV table: a row per measurement (its envelope and flat values), or per summary (its
     envelope and each value's median, low and high)."""
     if rows == "summaries":
         made = []
-        for s in summaries(measurements):
+        for s in summaries(measurements, main):
             row = {key: s[key] for key in ("kind", "impl", "experiment", "point", "cpus", "repetitions", "counted")}
             row["flags"] = s["flags"]
             for name, value in s["values"].items():
