@@ -12,6 +12,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
+from arena.capacity.result import CapacitySearch
 from arena.cli import main as cli
 from arena.compare import history_report
 from arena.compare.history import histories
@@ -100,6 +101,24 @@ def test_a_single_repetition_is_untested_and_says_why():
     made = compare(Side("a", one), Side("b", one), main_metrics(cli.kinds()))
     assert {c.verdict for c in made.changes} == {Verdict.UNTESTED}
     assert made.changes[0].why.startswith("n=1: no interval on A and B")
+
+
+def test_edges_known_within_a_bracket_differ_only_beyond_it():
+    """Each start of A sustained 1,000 a second and failed 3% above it: its edge lies in
+    [1,000, 1,030). Starts that confirm the neighbouring bracket are no different; a tenth above
+    is faster."""
+
+    def run(edge: float) -> list[Measurement]:
+        found = CapacitySearch("found", edge, edge * 1.03, {"p99_ms": 10}, 1, None, [], 0.1, None)
+        return [
+            Measurement("capacity", "go", "plaintext", '{"p99_ms": 10}', 1, rep, Outcome.MEASURED, payload=found)
+            for rep in range(3)
+        ]
+
+    for edge, verdict in [(1030.0, SAME), (1100.0, F)]:
+        (change,) = compare(Side("a", run(1000.0)), Side("b", run(edge)), main_metrics(cli.kinds())).changes
+        assert change.verdict == verdict
+        assert (change.low, change.high) == (pytest.approx(edge / 1000 / 1.03), pytest.approx(edge / 1000 * 1.03))
 
 
 @pytest.mark.parametrize(

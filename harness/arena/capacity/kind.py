@@ -290,7 +290,7 @@ class _Cells:
             sweeps = task.repetition < self.rule.least
             return None if sweeps else f"a sweep runs on the first {self.rule.least} start(s)"
         key = self._of(task)
-        return precision.another_start(self.searches[key], self.failed[key], self.rule, load()[0].precision)
+        return precision.another_start(self.searches[key], self.failed[key], self.rule)
 
 
 def first_rate(hint: float | None, saturated: sweep.Level, share: float) -> float | None:

@@ -1,42 +1,43 @@
 """How sure a cell's edge is (spec/capacity.md, "Starts by precision"): the median of its starts'
-edges with a 95% interval in which each edge is known only to its search's precision, and whether
+edges with a 95% interval that is never narrower than the bracket each search closes, and whether
 the cell needs another start."""
 
 from __future__ import annotations
 
-import math
 import statistics
 
 from arena.capacity.result import CapacitySearch
 from arena.capacity.search import FOUND
 from arena.capacity.workloads import StartRule
-from arena.measured.stats import Summary, t95
+from arena.measured.stats import Summary, summarize
 
 
-def edges(searches: list[CapacitySearch], precision: float) -> Summary | None:
-    """The edges of the searches that found one: their median, and the interval of their mean with
-    a spread of at least what the search's precision allows. A search knows its start's edge to
-    lie in [edge, edge * (1 + precision)), a spread of edge * precision / sqrt(12) (uniform): starts that
-    each confirm the same bracket agree that far, not exactly, and a cell of such starts shows that
-    spread rather than none. None without a found edge."""
-    found = [s.edge for s in searches if s.ended == FOUND and s.edge is not None]
+def edges(searches: list[CapacitySearch]) -> Summary | None:
+    """The edges of the searches that found one: their median, and the 95% interval of their mean
+    (Student's t) widened to the bracket above the median. A search knows only that its start's
+    edge lies between the rate it sustained and the one that failed just above it: starts that
+    each confirm the same bracket report the same rate, and agree within it, not exactly. None
+    without a found edge."""
+    found = [s for s in searches if s.ended == FOUND and s.edge is not None]
     if not found:
         return None
-    n, mean, median = len(found), statistics.fmean(found), statistics.median(found)
-    if n < 2:
-        return Summary(n, median, mean, None, None, None)
-    spread = max(statistics.stdev(found), mean * precision / math.sqrt(12))
-    half = t95(n - 1) * spread / math.sqrt(n)
-    return Summary(n, median, mean, mean - half, mean + half, spread / mean)
+    summary = summarize([s.edge for s in found])
+    if summary.ci_low is None or summary.ci_high is None:
+        return summary
+    widest = max(s.resolution() or 0.0 for s in found)
+    low = min(summary.ci_low, summary.median)
+    high = max(summary.ci_high, summary.median * (1 + widest))
+    return Summary(summary.n, summary.median, summary.mean, low, high, summary.cov)
 
 
-def resolved(summary: Summary, precision: float) -> bool:
-    """Whether a cell's spread is no more than its search's precision allows: its starts agreed
-    within the bracket each search closes (the CV shown is then a bound)."""
-    return summary.cov is not None and summary.cov <= precision / math.sqrt(12) * (1 + 1e-9)
+def confirmed(searches: list[CapacitySearch]) -> bool:
+    """Whether the starts all sustained the same rate and failed just above it: every later start
+    confirmed the first one's bracket, so their spread is somewhere within it, and unknown."""
+    found = [s.edge for s in searches if s.ended == FOUND and s.edge is not None]
+    return len(found) > 1 and len(set(found)) == 1
 
 
-def another_start(searches: list[CapacitySearch], failed: int, starts: StartRule, precision: float) -> str | None:
+def another_start(searches: list[CapacitySearch], failed: int, starts: StartRule) -> str | None:
     """Why the cell needs no start beyond the `len(searches) + failed` it had, or None when it
     needs one: at least `least` starts; then a cell whose every start found its edge stops once
     its interval is within `within` of the median; one where a start gave only a bound (the engine,
@@ -49,8 +50,8 @@ def another_start(searches: list[CapacitySearch], failed: int, starts: StartRule
         return f"{had} starts, the most a cell takes"
     if bound := next((s.ended for s in searches if s.ended != FOUND), None):
         return f"{had} starts, one ending {bound}: the cell is a bound, which another start cannot narrow"
-    summary = edges(searches, precision)
-    if failed or summary is None or len(searches) != summary.n or summary.ci_high is None:
+    summary = edges(searches)
+    if failed or summary is None or summary.ci_low is None or summary.ci_high is None:
         return None
-    half = (summary.ci_high - summary.ci_low) / 2 / summary.median
+    half = (summary.ci_high - summary.ci_low) / 2 / statistics.fmean([summary.ci_low, summary.ci_high])
     return f"{had} starts, interval ±{half:.1%}" if half <= starts.within else None

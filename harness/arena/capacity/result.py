@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from arena.capacity.probe import Probe
-from arena.capacity.search import ENGINE_BOUND
+from arena.capacity.search import ENGINE_BOUND, FOUND
 from arena.capacity.sweep import Level
 from arena.capacity.workloads import Held
 from arena.measured.measurement import payload
@@ -43,6 +43,13 @@ class CapacitySearch:
     def below_list(self) -> list[Probe]:
         return [Probe(**probe) for probe in self.below]
 
+    def resolution(self) -> float | None:
+        """How far above the edge its start's edge may lie, as a share: the bracket the search
+        closed, from the rate it sustained to the one that failed just above it."""
+        if self.ended != FOUND or self.edge is None or self.failing is None or self.edge <= 0:
+            return None
+        return self.failing / self.edge - 1
+
     def at_edge(self) -> Probe | None:
         """The probe that sustained the edge: its cost and memory are the edge's."""
         return next((p for p in self.probe_list() if p.passed and p.rate == self.edge), None)
@@ -77,6 +84,7 @@ class CapacitySearch:
             "edge": self.edge,
             "edge_requests": self.edge * self.steps if self.edge is not None else None,
             "failing": self.failing,
+            "edge_resolution": self.resolution(),
             "ended": self.ended,
             "engine_bound": self.ended == ENGINE_BOUND,
             "objective_p99_ms": self.objective.get("p99_ms"),

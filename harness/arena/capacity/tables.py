@@ -31,9 +31,10 @@ ENDINGS = (
 EDGE = (
     "edge: the highest arrival rate a start sustained at steady state with its p99 within the objective, "
     "errors ≤ 0.1% and ≥ 99% of arrivals answered, less than 3% below a rate that failed (spec/capacity.md); "
-    "the cell is the median over independent server starts, ± its 95% interval, in which each start's edge is known "
-    "only to its search's 3% (spec/capacity.md, \"Starts by precision\"); CV: the spread over starts, '≤' where the "
-    "starts agreed within that 3% and the CV is its bound; for a held workload (longpoll), the most connections "
+    "the cell is the median over independent server starts, ± its 95% interval, never narrower than the 3% bracket "
+    'each search closes (spec/capacity.md, "Starts by precision"); CV: the spread of the edges over starts, '
+    "'confirmed' where every later start sustained the first one's edge and failed 3% above it, so that they agree "
+    "within that bracket, by how much unknown; for a held workload (longpoll), the most connections "
     "polling at once with p99 within the wait plus the objective and the answers of polls that take at most that long"
 )
 
@@ -78,11 +79,12 @@ def non_monotone(search: CapacitySearch) -> bool:
     return bool(passed) and any(not p.passed and not p.engine_bound and p.rate < max(passed) for p in probes)
 
 
-def _spread(summary, resolution: float) -> Cell:
+def _spread(searches: list[CapacitySearch], summary) -> Cell:
+    """The edges' spread over starts, or "confirmed" where every later start confirmed the first
+    one's bracket: then they agree within it, by how much unknown."""
     if summary is None or summary.cov is None:
         return Cell("-")
-    bound = "≤ " if precision.resolved(summary, resolution) else ""
-    return Cell(f"{bound}{summary.cov:.1%}")
+    return Cell("confirmed" if precision.confirmed(searches) else f"{summary.cov:.1%}")
 
 
 def _row(impl: str, cpus: int, group: list[Measurement], holds: Held | None) -> tuple[Row, list[str]]:
@@ -97,8 +99,7 @@ def _row(impl: str, cpus: int, group: list[Measurement], holds: Held | None) -> 
     bounds = [s for s in searches if s.ended != FOUND and s.edge is not None]
     endings = Counter(s.ended for s in searches)
     shown = ", ".join(f"{ended} {count}/{len(group)}" for ended, count in sorted(endings.items())) or "-"
-    resolution = load()[0].precision
-    summary = precision.edges(searches, resolution)
+    summary = precision.edges(searches)
     if summary is not None and summary.noisy and not bounds:
         flags.append("noisy")
     if any(non_monotone(s) for s in searches):
@@ -117,7 +118,7 @@ def _row(impl: str, cpus: int, group: list[Measurement], holds: Held | None) -> 
         edge_cell,
         _value([p.ok_rps for p in at_edge]) if holds else _value([e * steps for e in edges]),
         Cell(f"{len(edges)}/{len(group)}"),
-        _spread(summary if not bounds else None, resolution),
+        _spread(searches, summary if not bounds else None),
         _value([p.p50_ms for p in at_edge]),
         _value([p.p99_ms for p in at_edge]),
         _value([p.server_cpu_s / p.ok_requests * 1000 for p in at_edge if p.ok_requests]),

@@ -9,7 +9,9 @@ interval comes from the same test, so the verdict and the interval never disagre
 *faster* or *slower* (better or worse by the metric's own direction) when the test rejects equality
 at `alpha` **and** the ratio moved by at least `threshold`; else *no difference*. With fewer than two
 samples on a side, or a number that is only a bound (engine-bound), there is nothing to test:
-*untested*, with why. This module is the one comparison: the terminal, the dashboard and the JSON
+*untested*, with why. A number known only within a bracket (a capacity edge, whose start may lie
+anywhere up to the rate that failed above it: its `NAME_resolution`) widens the interval to at
+least the ratio's own bracket, and a difference needs that interval to exclude 1. This module is the one comparison: the terminal, the dashboard and the JSON
 all show what it computes.
 """
 
@@ -181,7 +183,11 @@ def _change(key: tuple, metric: str, higher: bool, groups: tuple[list, list], th
     if once:
         return untested(f"{NO_INTERVAL} on {' and '.join(once)}: nothing to test it by (--repeat 3)", geometric)
     ratio, low, high, p = welch(a, b, alpha)
-    verdict = judge(ratio, p, higher, threshold, alpha)
+    resolution = max((r for group in groups for r in counted_values(group, f"{metric}_resolution")), default=0.0)
+    low, high = min(low, ratio / (1 + resolution)), max(high, ratio * (1 + resolution))
+    # Neighbouring brackets touch: their edges may be equal, which rounding must not deny.
+    touching = math.isclose(low, 1) or math.isclose(high, 1)
+    verdict = Verdict.SAME if low <= 1 <= high or touching else judge(ratio, p, higher, threshold, alpha)
     # An engine-bound number is a lower bound of the server's: it can only widen a lead it already
     # has (B engine-bound and ahead stays ahead), never decide a verdict the other way.
     bound = [name for name, group in zip("AB", groups, strict=True) if any("engine-bound" in m.flags for m in group)]
