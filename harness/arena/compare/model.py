@@ -11,8 +11,8 @@ at `alpha` **and** the ratio moved by at least `threshold`; else *no difference*
 samples on a side, or a number that is only a bound (engine-bound), there is nothing to test:
 *untested*, with why. A number known only within a bracket (a capacity edge, whose start may lie
 anywhere up to the rate that failed above it: its `NAME_resolution`) widens the interval to at
-least the ratio's own bracket, and a difference needs that interval to exclude 1. This module is the one comparison: the terminal, the dashboard and the JSON
-all show what it computes.
+least the ratio's own bracket, and a difference needs that interval to exclude 1. This module is
+the one comparison: the terminal, the dashboard and the JSON all show what it computes.
 """
 
 from __future__ import annotations
