@@ -411,7 +411,7 @@ def test_every_way_a_search_ends_is_said_and_one_that_found_no_edge_claims_only_
     m = Measurement("capacity", "go", "plaintext", point, 1, 0, Outcome.MEASURED, payload=search(1200.0, ended))
     (row,) = tables.report("t", [m], []).sections[0].table.rows
     assert row.cells[-1].show() == f"{ended} 1/1"
-    assert row.cells[2].show() == ("1200" if ended == FOUND else "≥ 1,200")
+    assert row.cells[2].show() == ("1200 (n=1)" if ended == FOUND else "≥ 1,200")
 
 
 def test_only_an_edge_that_was_found_hints_a_later_start(fake):
@@ -422,8 +422,9 @@ def test_only_an_edge_that_was_found_hints_a_later_start(fake):
     )
     fake = dataclasses.replace(fake, name="go")
     later = Task("capacity", fake, Point(load()[1]["plaintext"], Objective(10)), 1, 2, 1)
-    assert capacity_kind._Edges([found, bound]).hint(later) == 1000.0
-    assert capacity_kind._Edges([bound]).hint(later) is None
+    rule = load()[0].starts
+    assert capacity_kind._Cells([found, bound], rule).hint(later) == 1000.0
+    assert capacity_kind._Cells([bound], rule).hint(later) is None
 
 
 class RisingEngine:
@@ -485,11 +486,12 @@ def test_a_probe_predicts_the_nearer_of_its_servers_and_its_engines_limits(serve
     assert predicted(1000, server_busy, engine_busy) == (pytest.approx(expected) if expected else None)
 
 
-def test_starts_that_agree_exactly_still_show_the_searchs_own_precision():
+def test_starts_that_confirm_one_bracket_show_it_not_an_agreement():
     point = json.dumps({"p99_ms": 10})
     same = [
         Measurement("capacity", "go", "plaintext", point, 1, rep, Outcome.MEASURED, payload=search(1000.0))
         for rep in range(3)
     ]
     (row,) = tables.report("t", same, []).sections[0].table.rows
-    assert row.cells[2].show() == "1000 ±15"  # half of 3% above 1,000, not ±0
+    assert row.cells[2].show() == "1000 ±10"  # half the bracket of 2% above 1,000, not ±0
+    assert row.cells[5].show() == "confirmed"  # not a CV of 0%
