@@ -199,7 +199,7 @@ def test_a_probe_far_above_the_edge_gives_up_in_its_warm_up_and_says_what_the_se
 def measured(kind: capacity_kind.CapacityKind, task: Task, data: dict) -> Measurement:
     """One measurement on a start of its own, stopped after it."""
     with contextlib.closing(Starts(start_settings([task.point]))) as starts:
-        return kind.measure(task, data, None, starts, capacity_kind._Edges([]), lambda _: None)
+        return kind.measure(task, data, None, starts, capacity_kind._Cells([], load()[0].starts), lambda _: None)
 
 
 def synthetic(document: dict, p99_ms: float = 1.0, answered: float = 1.0, rate: float | None = None) -> dict:
@@ -264,7 +264,7 @@ def test_one_start_serves_a_repetitions_workloads_each_warmed_under_its_own_load
     points = [Point(WORK, WORK.objective), Point(root, root.objective)]
     jit = dataclasses.replace(fake, warm_s=3.0)
     tasks = [Task("capacity", jit, point, 1, rep, 1.0) for rep in (0, 1) for point in points]
-    edges, servers, found = capacity_kind._Edges([]), [], []
+    edges, servers, found = capacity_kind._Cells([], load()[0].starts), [], []
     with contextlib.closing(Starts(start_settings(points))) as starts:
         for task in tasks:
             m = kind.measure(task, {"work": None, "root": None}, None, starts, edges, lambda _: None)
@@ -284,7 +284,7 @@ def test_a_start_that_died_between_workloads_is_replaced_by_a_fresh_one(fake):
     with contextlib.closing(Starts(start_settings([task.point]))) as starts:
         first, _, _ = starts.server(task, [0], lambda _: None)
         first.stop()  # died between two workloads
-        m = kind.measure(task, {"work": None}, None, starts, capacity_kind._Edges([]), lambda _: None)
+        m = kind.measure(task, {"work": None}, None, starts, capacity_kind._Cells([], load()[0].starts), lambda _: None)
         assert m.measured and starts.current.server is not first and m.parameters["start"]["points_before"] == 0
 
 
