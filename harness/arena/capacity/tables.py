@@ -79,6 +79,16 @@ def non_monotone(search: CapacitySearch) -> bool:
     return bool(passed) and any(not p.passed and not p.engine_bound and p.rate < max(passed) for p in probes)
 
 
+def _requests(summary, steps: int, bounds: list[CapacitySearch]) -> Cell:
+    """The edge in requests a second: its arrivals' steps each, with the edge's own interval, or
+    the bound the row claims."""
+    if bounds:
+        return Cell(f"≥ {max(s.edge for s in bounds) * steps:,.0f}")
+    if summary is None:
+        return Cell("-")
+    return Cell.value(summary, steps, _digits(summary.median * steps))
+
+
 def _spread(searches: list[CapacitySearch], summary) -> Cell:
     """The edges' spread over starts, or "confirmed" where every later start confirmed the first
     one's bracket: then they agree within it, by how much unknown."""
@@ -116,7 +126,7 @@ def _row(impl: str, cpus: int, group: list[Measurement], holds: Held | None) -> 
         Cell(impl),
         Cell(str(cpus)),
         edge_cell,
-        _value([p.ok_rps for p in at_edge]) if holds else _value([e * steps for e in edges]),
+        _value([p.ok_rps for p in at_edge]) if holds else _requests(summary, steps, bounds),
         Cell(f"{len(edges)}/{len(group)}"),
         _spread(searches, summary if not bounds else None),
         _value([p.p50_ms for p in at_edge]),
