@@ -18,6 +18,7 @@ from arena.console import Console
 from arena.errors import UsageError
 from arena.impls.catalog import Manifest
 from arena.measured.measurement import Measurement, Outcome
+from arena.measured.stats import NOISY_COV
 from arena.measured.store import Run
 from arena.report.tables import Report
 
@@ -136,7 +137,17 @@ class Kind(Protocol):
         `exported()` values, and whether higher is better."""
         ...
 
+    def noisy(self, m: Measurement) -> float:
+        """The coefficient of variation over repetitions above which the first of `m`'s main
+        numbers is flagged noisy."""
+        ...
+
 
 def main_metrics(kinds: dict[str, Kind]) -> Callable[[Measurement], dict[str, bool]]:
     """Each measurement's main numbers, asked of its own kind (none for a kind not known here)."""
     return lambda m: kinds[m.kind].main_metrics(m) if m.kind in kinds else {}
+
+
+def noisy(kinds: dict[str, Kind]) -> Callable[[Measurement], float]:
+    """Each measurement's bound on its main number's spread, asked of its own kind."""
+    return lambda m: kinds[m.kind].noisy(m) if m.kind in kinds else NOISY_COV

@@ -495,3 +495,16 @@ def test_starts_that_confirm_one_bracket_show_it_not_an_agreement():
     (row,) = tables.report("t", same, []).sections[0].table.rows
     assert row.cells[2].show() == "1000 ±10"  # half the bracket of 2% above 1,000, not ±0
     assert row.cells[5].show() == "confirmed"  # not a CV of 0%
+
+
+def test_a_cell_is_noisy_past_its_workloads_own_bound_and_the_legend_says_each():
+    point = json.dumps({"p99_ms": 100})
+    spread = [
+        Measurement("capacity", "go", workload, point, 1, rep, Outcome.MEASURED, payload=search(edge))
+        for workload in ("plaintext", "compute")
+        for rep, edge in enumerate((1000.0, 1080.0, 940.0))  # a CV of 7%
+    ]
+    report = tables.report("t", spread, [])
+    assert [s.table.rows[0].flags for s in report.sections] == [[], ["noisy"]]
+    (noisy,) = [line for line in report.legend if line.startswith("noisy:")]
+    assert "above 10%; 5% for bcrypt, compute" in noisy

@@ -42,13 +42,13 @@ def search(edge: float, ended: str = "found") -> CapacitySearch:
     return CapacitySearch(ended, edge, edge * 1.02, {"p99_ms": 10}, 1, None, [probe], 0.1, None)
 
 
-def stored(tmp_path, go: tuple[float, ...] = (1000.0, 1040.0, 980.0)) -> str:
+def stored(tmp_path, go: tuple[float, ...] = (1000.0, 1040.0, 980.0), workload: str = "plaintext") -> str:
     store = Store()
     run = store.start_run("r1", "capacity", {"kind": "capacity"}, {"cores": 2}, "abc", False)
     point = json.dumps({"p99_ms": 10})
     for rep, edge in enumerate(go):
         store.add(
-            run.id, Measurement("capacity", "go", "plaintext", point, 1, rep, Outcome.MEASURED, payload=search(edge))
+            run.id, Measurement("capacity", "go", workload, point, 1, rep, Outcome.MEASURED, payload=search(edge))
         )
     bound = search(5000.0, "engine-bound")
     store.add(
@@ -88,6 +88,16 @@ def test_a_summary_whose_main_number_varies_by_more_than_a_tenth_is_noisy(tmp_pa
     assert cli.main(["export", stored(tmp_path, go=(1000.0, 1400.0, 700.0))]) == 0
     summaries = {s["impl"]: s for s in json.loads(capsys.readouterr().out)["summaries"]}
     assert summaries["go"]["flags"] == ["noisy"] and summaries["go"]["values"]["edge"]["cov"] > 0.1
+
+
+def test_work_the_cpu_bounds_is_noisy_past_its_own_bound(tmp_path, monkeypatch, capsys):
+    """spec/capacity.toml holds compute to a CV of 5%: 7% flags it there and not on plaintext."""
+    edges = (1000.0, 1080.0, 940.0)
+    for workload, flags in (("plaintext", []), ("compute", ["noisy"])):
+        monkeypatch.setattr(store_module, "RESULTS", tmp_path / workload)
+        assert cli.main(["export", stored(tmp_path, edges, workload)]) == 0
+        go = next(s for s in json.loads(capsys.readouterr().out)["summaries"] if s["impl"] == "go")
+        assert 0.05 < go["values"]["edge"]["cov"] < 0.1 and go["flags"] == flags
 
 
 def test_csv_rows_per_measurement_or_per_summary(tmp_path, monkeypatch, capsys):

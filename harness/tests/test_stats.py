@@ -27,12 +27,12 @@ def test_interval_uses_students_t():
     assert s.ci_low == pytest.approx(12.0 - half)
     assert s.ci_high == pytest.approx(12.0 + half)
     assert s.cov == pytest.approx(2.0 / 12.0)
-    assert s.noisy
+    assert s.noisy()
     assert s.show() == "12 ±5"
 
 
 def test_steady_values_are_not_noisy():
-    assert not summarize([100.0, 101.0, 99.0]).noisy
+    assert not summarize([100.0, 101.0, 99.0]).noisy()
 
 
 def test_no_values_is_an_error():

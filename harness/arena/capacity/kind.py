@@ -30,6 +30,7 @@ from arena.impls.catalog import RESULTS
 from arena.impls.toolchain import Toolchains, runtime_version
 from arena.kind import Batch, Task, repetitions
 from arena.measured.measurement import Measurement, Outcome
+from arena.measured.stats import NOISY_COV
 from arena.measured.store import Run
 from arena.report.tables import Report
 
@@ -244,6 +245,10 @@ class CapacityKind:
 
     def experiments(self, plan: dict) -> list[str]:
         return [w.id for w in chosen(plan["workload"])]
+
+    def noisy(self, m: Measurement) -> float:
+        workload = load()[1].get(m.experiment)
+        return workload.noisy if workload else NOISY_COV
 
     def main_metrics(self, m: Measurement) -> dict[str, bool]:
         if isinstance(m.payload, ClientSweep):

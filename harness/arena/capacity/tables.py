@@ -12,14 +12,14 @@ from collections import Counter, defaultdict
 from arena.capacity import held, precision, scaling
 from arena.capacity.result import CapacitySearch, ClientSweep
 from arena.capacity.search import FOUND
-from arena.capacity.workloads import Held, Objective, load, objective_label, unit_of
+from arena.capacity.workloads import Held, Objective, Workload, load, objective_label, unit_of
 from arena.engines.interface import ENGINE_BOUND
 from arena.host.process import open_files_limit
 from arena.measured.measurement import Measurement
 from arena.measured.scalability import MIN_LEVELS, FitError, fit
-from arena.measured.stats import summarize
+from arena.measured.stats import NOISY_COV, summarize
 from arena.report.charts import FAILED_MARK, LINE, LOG, PASSED_MARK, Chart, Series, Value
-from arena.report.tables import Cell, Column, Report, Row, Section, Table, legend
+from arena.report.tables import FLAGS, Cell, Column, Report, Row, Section, Table, legend
 
 KIND = "capacity"
 MIN_ENGINE_BUSY = 0.2  # an engine less busy than this over a probe says too little of its own ceiling
@@ -97,8 +97,9 @@ def _spread(searches: list[CapacitySearch], summary) -> Cell:
     return Cell("confirmed" if precision.confirmed(searches) else f"{summary.cov:.1%}")
 
 
-def _row(impl: str, cpus: int, group: list[Measurement], holds: Held | None) -> tuple[Row, list[str]]:
-    """A row over the starts of one implementation and budget, and the notes it needs."""
+def _row(impl: str, cpus: int, group: list[Measurement], holds: Held | None, noisy: float) -> tuple[Row, list[str]]:
+    """A row over the starts of one implementation and budget, and the notes it needs; it is
+    flagged noisy where its edges vary by more than `noisy` (CV)."""
     searches = [m.payload for m in group if m.measured]
     edges = [s.edge for s in searches if s.edge is not None]
     at_edge = [p for p in (s.at_edge() for s in searches) if p is not None]
@@ -110,7 +111,7 @@ def _row(impl: str, cpus: int, group: list[Measurement], holds: Held | None) -> 
     endings = Counter(s.ended for s in searches)
     shown = ", ".join(f"{ended} {count}/{len(group)}" for ended, count in sorted(endings.items())) or "-"
     summary = precision.edges(searches)
-    if summary is not None and summary.noisy and not bounds:
+    if summary is not None and summary.noisy(noisy) and not bounds:
         flags.append("noisy")
     if any(non_monotone(s) for s in searches):
         flags.append("non-monotone")
@@ -327,7 +328,7 @@ def report(title: str, measurements: list[Measurement], skipped: list[str]) -> R
             rows, notes = [], []
             for impl, cpus in sorted({(m.impl, m.cpus) for m in at_point}):
                 in_row = [m for m in at_point if (m.impl, m.cpus) == (impl, cpus)]
-                row, row_notes = _row(impl, cpus, in_row, holds)
+                row, row_notes = _row(impl, cpus, in_row, holds, known.noisy if known else NOISY_COV)
                 rows.append(row)
                 notes += row_notes
             notes += _engine_notes(at_point, holds) + _core_fits(at_point)
@@ -346,7 +347,18 @@ def report(title: str, measurements: list[Measurement], skipped: list[str]) -> R
                     charts=_curves(workload_id, holds, objective, at_point),
                 )
             )
-    return Report(title, sections=sections, legend=legend(sections, extra=(EDGE, ENDINGS)), skipped=skipped)
+    meanings = FLAGS | {"noisy": _noisy(list(workloads.values()))}
+    shown = legend(sections, extra=(EDGE, ENDINGS), flags=meanings)
+    return Report(title, sections=sections, legend=shown, skipped=skipped)
+
+
+def _noisy(workloads: list[Workload]) -> str:
+    """What the noisy flag means here: each workload's own bound on the edges' CV."""
+    stricter = sorted({w.noisy for w in workloads if w.noisy != NOISY_COV})
+    by_bound = "".join(
+        f"; {bound:.0%} for {', '.join(w.id for w in workloads if w.noisy == bound)}" for bound in stricter
+    )
+    return f"the edges' CV over starts is above {NOISY_COV:.0%}{by_bound} (spec/capacity.toml)"
 
 
 def outcome(m: Measurement) -> str:

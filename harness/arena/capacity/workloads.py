@@ -12,6 +12,7 @@ from functools import cache
 from arena.engines.steadiness import Rule
 from arena.errors import UsageError
 from arena.impls.catalog import SPEC
+from arena.measured.stats import NOISY_COV
 
 SPEC_FILE = SPEC / "capacity.toml"
 DATA_KINDS = ("users", "records")
@@ -107,6 +108,7 @@ class Workload:
     database: bool = False
     held: Held | None = None  # its search is over connections held, not arrivals a second
     default: bool = True  # measured when no workload is named (the soak's mix is not)
+    noisy: float = NOISY_COV  # a cell whose edges vary by more (CV over starts) is flagged noisy
 
 
 @dataclass(frozen=True)

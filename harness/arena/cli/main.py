@@ -44,6 +44,7 @@ from arena.impls.prepare import prepare
 from arena.impls.toolchain import Toolchains, runtime_version
 from arena.kind import Kind
 from arena.kind import main_metrics as kind_main_metrics
+from arena.kind import noisy as kind_noisy
 from arena.measured import export, importing
 from arena.measured.store import Store
 from arena.micro.kind import MicroKind
@@ -339,6 +340,7 @@ def cmd_history(args: argparse.Namespace, console: Console) -> int:
 
 def cmd_export(args: argparse.Namespace, console: Console) -> int:
     main = kind_main_metrics(kinds())  # also: every kind's payload type is known before one is read back
+    noisy = kind_noisy(kinds())
     store = Store()
     try:
         run = store.named(args.run)
@@ -348,9 +350,9 @@ def cmd_export(args: argparse.Namespace, console: Console) -> int:
         store.close()
     verdicts = exported(judge_all(Index(measurements), findings_catalog.load()))
     text = (
-        export.as_json(run, measurements, main, verdicts, notes)
+        export.as_json(run, measurements, main, noisy, verdicts, notes)
         if args.format == "json"
-        else export.as_csv(run, measurements, args.rows, main)
+        else export.as_csv(run, measurements, args.rows, main, noisy)
     )
     if args.out is None:
         sys.stdout.write(text)

@@ -23,6 +23,12 @@ UNCOUNTED = {"unsteady", "crashed"}
 ENVELOPE = ["kind", "impl", "experiment", "point", "cpus", "repetition", "outcome", "reason", "flags"]
 # A kind's main numbers of a measurement, metric -> whether higher is better (arena/kind.py).
 MainMetrics = Callable[[Measurement], dict[str, bool]]
+# The coefficient of variation above which a measurement's main number is flagged noisy (arena/kind.py).
+Noisy = Callable[[Measurement], float]
+
+
+def _usual(_: Measurement) -> float:
+    return NOISY_COV
 
 
 def values_of(m: Measurement) -> dict[str, float | str | None]:
@@ -59,10 +65,10 @@ def measurement_row(m: Measurement) -> dict:
     }
 
 
-def summaries(measurements: list[Measurement], main: MainMetrics = lambda _: {}) -> list[dict]:
+def summaries(measurements: list[Measurement], main: MainMetrics = lambda _: {}, noisy: Noisy = _usual) -> list[dict]:
     """Per kind, implementation, experiment, point and budget: every numeric value over the
     repetitions that count, as a median with its 95% interval, and the flags of any repetition,
-    with `noisy` where the first of its kind's main numbers varies by more than NOISY_COV."""
+    with `noisy` where the first of its kind's main numbers varies by more than its kind allows."""
     groups: dict[tuple, list[Measurement]] = defaultdict(list)
     for m in measurements:
         groups[(m.kind, m.impl, m.experiment, m.point, m.cpus)].append(m)
@@ -81,7 +87,7 @@ def summaries(measurements: list[Measurement], main: MainMetrics = lambda _: {})
             shown[name]["cov"] = summary.cov
         flags = {flag for m in group for flag in m.flags}
         first = next(iter(main(counted[0])), None) if counted else None
-        if first in shown and (shown[first]["cov"] or 0) > NOISY_COV:
+        if first in shown and (shown[first]["cov"] or 0) > noisy(counted[0]):
             flags.add("noisy")
         made.append(
             {
@@ -103,6 +109,7 @@ def document(
     run: Run,
     measurements: list[Measurement],
     main: MainMetrics,
+    noisy: Noisy,
     findings: list[dict] | None = None,
     notes: list[str] | None = None,
 ) -> dict:
@@ -124,7 +131,7 @@ def document(
             "notes": notes or [],
         },
         "measurements": [measurement_row(m) for m in measurements],
-        "summaries": summaries(measurements, main),
+        "summaries": summaries(measurements, main, noisy),
         "findings": findings or [],
     }
 
@@ -133,18 +140,19 @@ def as_json(
     run: Run,
     measurements: list[Measurement],
     main: MainMetrics,
+    noisy: Noisy,
     findings: list[dict] | None = None,
     notes: list[str] | None = None,
 ) -> str:
-    return json.dumps(document(run, measurements, main, findings, notes), indent=1, default=str) + "\n"
+    return json.dumps(document(run, measurements, main, noisy, findings, notes), indent=1, default=str) + "\n"
 
 
-def as_csv(run: Run, measurements: list[Measurement], rows: str, main: MainMetrics) -> str:
+def as_csv(run: Run, measurements: list[Measurement], rows: str, main: MainMetrics, noisy: Noisy) -> str:
     """One CSV table: a row per measurement (its envelope and flat values), or per summary (its
     envelope and each value's median, low and high)."""
     if rows == "summaries":
         made = []
-        for s in summaries(measurements, main):
+        for s in summaries(measurements, main, noisy):
             row = {key: s[key] for key in ("kind", "impl", "experiment", "point", "cpus", "repetitions", "counted")}
             row["flags"] = s["flags"]
             for name, value in s["values"].items():

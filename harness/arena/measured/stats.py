@@ -60,9 +60,9 @@ class Summary:
     ci_high: float | None
     cov: float | None  # stdev / mean; None when it cannot be computed (n < 2 or mean 0)
 
-    @property
-    def noisy(self) -> bool:
-        return self.cov is not None and self.cov > NOISY_COV
+    def noisy(self, limit: float = NOISY_COV) -> bool:
+        """Whether it varies by more than `limit` (CV): a capacity workload sets its own."""
+        return self.cov is not None and self.cov > limit
 
     def show(self, scale: float = 1.0, digits: int = 0) -> str:
         """'1234 ±56' (the half-width of the interval), or '1234 (n=1)' for one repetition, which

@@ -19,6 +19,7 @@ from arena.impls.prepare import prepare
 from arena.impls.toolchain import Toolchains, runtime_version
 from arena.kind import Batch, Task, repetitions
 from arena.measured.measurement import Measurement, Outcome
+from arena.measured.stats import NOISY_COV
 from arena.measured.store import Run
 from arena.micro import program, search, suite, tables
 from arena.micro.result import ProgramRun, SpawnSearch
@@ -215,6 +216,9 @@ class MicroKind:
 
     def experiments(self, plan: dict) -> list[str]:
         return [b.id for b in suite.load(plan["bench"])]
+
+    def noisy(self, m: Measurement) -> float:
+        return NOISY_COV
 
     def main_metrics(self, m: Measurement) -> dict[str, bool]:
         if isinstance(m.payload, SpawnSearch):

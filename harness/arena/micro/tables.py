@@ -39,7 +39,7 @@ def _cell(group: list[Measurement], metric: str) -> tuple[Cell, bool]:
         return Cell("not run" if all(m.outcome is Outcome.NOT_RUN for m in group) else "FAILED"), False
     summary = summarize(good)
     failed = len(group) - len(good)
-    return Cell.value(summary, 1, _digits(summary.median), f" ({failed} failed)" if failed else ""), summary.noisy
+    return Cell.value(summary, 1, _digits(summary.median), f" ({failed} failed)" if failed else ""), summary.noisy()
 
 
 def _steady(m: Measurement) -> bool:

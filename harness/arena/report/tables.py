@@ -114,11 +114,15 @@ class Report:
 
 
 def legend(
-    sections: list[Section], always: tuple[str, ...] = ("noisy",), extra: tuple[str, ...] = (), cells: str = CELLS
+    sections: list[Section],
+    always: tuple[str, ...] = ("noisy",),
+    extra: tuple[str, ...] = (),
+    cells: str = CELLS,
+    flags: dict[str, str] = FLAGS,
 ) -> list[str]:
     """The cells' meaning (and that of a cell measured once, where there is one), `extra` lines,
-    then every flag the tables use (and those in `always`)."""
+    then every flag the tables use (and those in `always`), as `flags` explains them."""
     rows = [row for s in sections if s.table for row in s.table.rows]
     used = set(always) | {flag for row in rows for flag in row.flags}
     once = [ONCE] if any(c.summary is not None and c.summary.n < 2 for row in rows for c in row.cells) else []
-    return [cells, *once, *extra, *(f"{flag}: {meaning}" for flag, meaning in FLAGS.items() if flag in used)]
+    return [cells, *once, *extra, *(f"{flag}: {meaning}" for flag, meaning in flags.items() if flag in used)]

@@ -20,6 +20,7 @@ from arena.impls import catalog
 from arena.impls.toolchain import Toolchains
 from arena.kind import Batch, Task, repetitions
 from arena.measured.measurement import Measurement
+from arena.measured.stats import NOISY_COV
 from arena.measured.store import Run
 from arena.report import features
 from arena.report.tables import Report
@@ -180,6 +181,9 @@ class RestKind:
 
     def experiments(self, plan: dict) -> list[str]:
         return [s.id for s in scenarios.load(plan["scenario"]) if not s.pending]
+
+    def noisy(self, m: Measurement) -> float:
+        return NOISY_COV
 
     def main_metrics(self, m: Measurement) -> dict[str, bool]:
         return {"rps": True, "p50_ms": False, "p99_ms": False}

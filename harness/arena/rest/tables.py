@@ -190,7 +190,7 @@ def _our_rows(scenario: Scenario, measurements: list[Measurement], columns: list
             summary = summarize(samples)
             _, scale, digits = METRICS.get(column, (column, 1, 1))
             cells.append(Cell.value(summary, scale, digits))
-            if i == 0 and summary.noisy:
+            if i == 0 and summary.noisy():
                 flags.add("noisy")
         if note := _workers_note(impl, cpus, json.loads(point), group):
             notes.append(note)

@@ -27,6 +27,7 @@ from arena.impls import catalog
 from arena.impls.toolchain import Toolchains, runtime_version
 from arena.kind import Batch, Cut, Task, repetitions
 from arena.measured.measurement import Measurement, Outcome
+from arena.measured.stats import NOISY_COV
 from arena.measured.store import Run, Store
 from arena.report.tables import Report
 from arena.soak import edges, tables
@@ -272,6 +273,9 @@ class SoakKind:
 
     def report(self, run: Run, title: str, measurements: list[Measurement], skipped: list[str]) -> Report:
         return tables.report(title, measurements, skipped, load())
+
+    def noisy(self, m: Measurement) -> float:
+        return NOISY_COV
 
     def main_metrics(self, m: Measurement) -> dict[str, bool]:
         return {"memory_slope_mib_h": False, "p99_drift": False, "p99_ms": False}
