@@ -17,7 +17,7 @@ from arena.findings import judge as judge_module
 from arena.findings.judge import judge, judge_all
 from arena.findings.rules import Case, Missing
 from arena.findings.section import section
-from arena.findings.values import Cell, Index, Value
+from arena.findings.values import Cell, Index, Value, separated, value_of
 from arena.findings.verdict import Verdict
 from arena.impls.catalog import SPEC
 from arena.measured import store as store_module
@@ -29,8 +29,14 @@ from test_export import search
 A, D, N = Verdict.AGREES, Verdict.DISAGREES, Verdict.NO_DIFFERENCE
 
 
-def cell(impl: str, median: float, half: float = 1.0, n: int = 3, failed: int = 0) -> Cell:
-    value = Value(median, median - half, median + half, n) if failed < n else None
+def cell(
+    impl: str, median: float, half: float = 1.0, n: int = 3, failed: int = 0, ceiling: float | None = None
+) -> Cell:
+    value = (
+        Value(median, median - half, median + half, n, ceiling=ceiling, ceiling_why="2 users' think")
+        if failed < n
+        else None
+    )
     return Cell(impl, {}, 1, value, n, failed, frozenset())
 
 
@@ -92,6 +98,18 @@ def series(values: dict, higher: bool = True, cpus: int = 1) -> Case:
             series({"a": {10000: (10,), 20000: (11,)}, "b": {10000: (10,), 20000: (30,)}}),
             D,
         ),
+        # Rules that cannot be fooled (spec/findings.md, "What tells two values apart"):
+        (rules.Order(["a", "b"]), case({"a": (11, 0), "b": (10, 0)}), N),  # no width: nothing measured the spread
+        (rules.Order(["a", "b"]), case({"a": (101, 0.1), "b": (100, 0.1)}), N),  # apart, by less than 3%
+        (rules.Order(["a", "b"]), case({"a": (100, 0.1), "b": (103.5, 0.1)}), D),  # by more
+        (
+            rules.Similar(["a", "b"], 0.25),
+            case({"a": (100, 1), "b": (110, 20)}),
+            N,
+        ),  # the median within, the interval not
+        (rules.Ratio("a", ["b"], 2, 5), case({"a": (480, 60), "b": (100, 1)}), N),  # 4.8 [4.2, 5.4]: not all within
+        (rules.Published(0.05), case({"a": (102, 4)}, seed={"a": 100}), N),  # [98, 106] reaches past 105
+        (rules.Smooth(["a"], "procs", 2.0), series({"a": {1000: (1, 0.1), 10000: (1.9, 0.2)}}), N),
     ],
 )
 def test_each_kind_of_rule_agrees_disagrees_or_finds_no_difference(rule, measured, expected):
@@ -111,6 +129,24 @@ def test_each_kind_of_rule_agrees_disagrees_or_finds_no_difference(rule, measure
 def test_a_case_without_what_its_rule_needs_is_not_judged(measured, why):
     with pytest.raises(Missing, match=re.escape(why)):
         rules.Order(["a", "b"]).judge(measured)
+
+
+@pytest.mark.parametrize(
+    "rule", [rules.Worst("b", ["a"]), rules.Similar(["a", "b"], 0.25), rules.Ratio("a", ["b"], 1, 1.5)]
+)
+def test_sides_that_all_reached_their_ceiling_are_not_compared(rule):
+    """Node's 11 requests against Go's 10 with two users thinking a second: the think time set both."""
+    with pytest.raises(Missing, match="every side at 95% or more of its ceiling"):
+        rule.judge(case({"a": (11, 0.5, 3, 0, 0.99), "b": (10, 0.5, 3, 0, 0.97)}))
+    said = rule.judge(case({"a": (11, 0.5, 3, 0, 0.99), "b": (5, 0.5, 3, 0, 0.5)}))  # b fell short of its own
+    assert said.verdict is not N
+
+
+def test_a_count_is_known_to_one_of_it():
+    ten = value_of([10.0, 10.0, 10.0], bounded=False, higher_is_better=True, resolution=0.1)
+    eleven = value_of([11.0, 11.0, 11.0], bounded=False, higher_is_better=True, resolution=1 / 11)
+    assert ten.low == pytest.approx(10 / 1.1) and ten.high == pytest.approx(11)
+    assert separated(eleven, ten, higher_is_better=True) == 0
 
 
 def edges(by_impl: dict[str, list[float]], workload: str = "json") -> list[Measurement]:

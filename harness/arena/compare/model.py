@@ -27,9 +27,9 @@ from enum import StrEnum
 
 from arena.measured.export import counted_values
 from arena.measured.measurement import Measurement
-from arena.measured.stats import NO_INTERVAL
+from arena.measured.stats import NO_INTERVAL, SMALLEST_CHANGE
 
-THRESHOLD = 0.03  # the smallest change that counts, unless --threshold says otherwise
+THRESHOLD = SMALLEST_CHANGE  # unless --threshold says otherwise
 ALPHA = 0.05
 
 

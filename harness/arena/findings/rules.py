@@ -15,9 +15,13 @@ from arena.findings.values import Cell, Value, separated
 from arena.findings.verdict import Said, Verdict, combined
 from arena.measured.stats import NO_INTERVAL, Summary, ratio
 
+# A side that reached this share of its point's ceiling was held there by the load (rest/ceiling.py).
+AT_CEILING = 0.95
+
 
 class Missing(Exception):
-    """A case lacks what its rule needs: an implementation, a repetition, a point of the axis."""
+    """A case lacks what its rule needs: an implementation, a repetition, a point of the axis, or
+    sides whose numbers the server set rather than the load."""
 
 
 @dataclass(frozen=True)
@@ -50,6 +54,17 @@ class Case:
     def versus(self, a: str, b: str) -> int:
         return separated(self.value(a), self.value(b), self.higher_is_better)
 
+    def unceiled(self, impls: list[str]) -> dict[str, Value]:
+        """The values of `impls`, unless every one reached its point's ceiling: then the think
+        time, the offered rate or the hashes the cores allow set them all, and comparing them
+        compares the load with itself."""
+        values = {impl: self.value(impl) for impl in impls}
+        if values and all(v.ceiling is not None and v.ceiling >= AT_CEILING for v in values.values()):
+            shares = ", ".join(f"{impl} {v.ceiling:.0%}" for impl, v in values.items())
+            why = next(iter(values.values())).ceiling_why
+            raise Missing(f"every side at {AT_CEILING:.0%} or more of its ceiling ({shares}; {why}): the load set them")
+        return values
+
 
 def order_key(x: Any) -> tuple:
     """A parameter's values in order: numbers as numbers, then names (spawn's 'max')."""
@@ -69,6 +84,7 @@ class Rule(Protocol):
 
 def _pairs(case: Case, pairs: list[tuple[str, str]], claim: str) -> Said:
     """Each pair (better, worse) as claimed: agrees when every pair separates that way."""
+    case.unceiled(list(dict.fromkeys(i for p in pairs for i in p)))
     outcomes = [case.versus(a, b) for a, b in pairs]
     shown = ", ".join(f"{impl} {case.value(impl).show()}" for impl in dict.fromkeys(i for p in pairs for i in p))
     if -1 in outcomes:
@@ -136,11 +152,11 @@ class Worst:
 
 
 def _band(values: dict[str, Value], within: float, claim: str) -> Said:
-    """Values as close as `within` (a share of the lowest): agrees when their medians are; disagrees
-    when even the nearest ends of their intervals are further apart."""
+    """Values as close as `within` (a share of the lowest): agrees when even the farthest ends of
+    their intervals are; disagrees when even the nearest ends are further apart."""
     shown = ", ".join(f"{impl} {v.show()}" for impl, v in values.items())
-    medians = [v.median for v in values.values()]
-    if min(medians) > 0 and max(medians) <= (1 + within) * min(medians):
+    farthest = min(v.low for v in values.values()), max(v.high for v in values.values())
+    if farthest[0] > 0 and farthest[1] <= (1 + within) * farthest[0]:
         return Said(Verdict.AGREES, f"{shown}: within {within:.0%}, {claim}")
     nearest = min(v.high for v in values.values()), max(v.low for v in values.values())
     if nearest[0] > 0 and nearest[1] > (1 + within) * nearest[0]:
@@ -164,7 +180,7 @@ class Similar:
         return self.similar
 
     def judge(self, case: Case) -> Said:
-        return _band({impl: case.value(impl) for impl in self.similar}, self.within, "similar")
+        return _band(case.unceiled(self.similar), self.within, "similar")
 
 
 @dataclass(frozen=True)
@@ -186,12 +202,13 @@ class Ratio:
 
     def judge(self, case: Case) -> Said:
         said = []
+        values = case.unceiled(self.impls())
         for other in self.over:
-            r = ratio(_summary(case.value(other)), _summary(case.value(self.ratio)))
+            r = ratio(_summary(values[other]), _summary(values[self.ratio]))
             if r is None or r.low is None:
                 raise Missing(f"{self.ratio} over {other}: no ratio with an interval")
             shown = f"{self.ratio}/{other} {r.value:.2f} [{r.low:.2f}, {r.high:.2f}]"
-            if self.low <= r.value <= self.high:
+            if self.low <= r.low and r.high <= self.high:
                 said.append(Said(Verdict.AGREES, shown))
             elif r.high < self.low or r.low > self.high:
                 said.append(Said(Verdict.DISAGREES, shown))
@@ -230,7 +247,7 @@ class Published:
             v = case.value(impl)
             low, high = seed * (1 - self.published), seed * (1 + self.published)
             shown = f"{impl} {v.show()} against the seed's {seed:g}"
-            if low <= v.median <= high:
+            if low <= v.low and v.high <= high:
                 said.append(Said(Verdict.AGREES, shown))
             elif v.high < low or v.low > high:
                 said.append(Said(Verdict.DISAGREES, shown))
@@ -457,7 +474,7 @@ class Smooth:
             points = case.along(impl)
             steps = list(itertools.pairwise(points))
             shown = _series_shown(impl, self.axis, points)
-            if all(b[1].median <= self.within * a[1].median for a, b in steps):
+            if all(b[1].high <= self.within * a[1].low for a, b in steps):
                 said.append(Said(Verdict.AGREES, shown))
             elif any(b[1].low > self.within * a[1].high for a, b in steps):
                 said.append(Said(Verdict.DISAGREES, shown))

@@ -1,16 +1,22 @@
 """The measured side of a verdict: each implementation's value of a metric at one point and budget,
-over the repetitions that count, with its 95% interval, from the stored runs read."""
+over the repetitions that count, with its 95% interval widened to the metric's resolution and the
+share of its point's ceiling it reached, from the stored runs read."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
+import statistics
 from collections import defaultdict
 from dataclasses import dataclass
 
-from arena.measured.export import counted_values
+from arena.measured.export import counted_values, values_of
 from arena.measured.measurement import Measurement
-from arena.measured.stats import NO_INTERVAL, summarize
+from arena.measured.stats import NO_INTERVAL, SMALLEST_CHANGE, summarize
+
+# The metrics a point's ceiling bounds (rest/ceiling.py): the requests it answered, and their rate.
+CEILED = {"ok_requests", "requests", "rps", "ok_rps"}
 
 
 @dataclass(frozen=True)
@@ -24,6 +30,13 @@ class Value:
     high: float
     n: int
     bounded: bool = False
+    # The share within which the metric cannot tell two values apart: a count's one request in
+    # ten, a search's bracket (`NAME_resolution` in a payload's exported values). 0: none known.
+    resolution: float = 0.0
+    # How much of its point's ceiling it reached (REST throughput: the think time, the offered
+    # rate, the hashes the cores allow; rest/ceiling.py), the median over repetitions, and why.
+    ceiling: float | None = None
+    ceiling_why: str = ""
 
     def show(self) -> str:
         shown = _number(self.median)
@@ -42,22 +55,31 @@ def _number(x: float) -> str:
     return f"{x:.3g}"
 
 
-def value_of(numbers: list[float], bounded: bool, higher_is_better: bool) -> Value:
+def value_of(numbers: list[float], bounded: bool, higher_is_better: bool, resolution: float = 0.0) -> Value:
+    """The numbers' median and 95% interval, never narrower than `resolution` either side of the
+    median: repetitions that all count ten requests say ten give or take one, not exactly ten."""
     summary = summarize(numbers)
     # One repetition has no interval; a rule takes it only as an engine's bound (rules.Case.value),
     # whose open side is the claim: at least the value measured.
     low = summary.ci_low if summary.ci_low is not None else summary.median
     high = summary.ci_high if summary.ci_high is not None else summary.median
+    if summary.ci_low is not None and resolution > 0:
+        low, high = min(low, summary.median / (1 + resolution)), max(high, summary.median * (1 + resolution))
     if bounded:  # engine-bound: the server's own number is beyond what was measured
         low, high = (low, math.inf) if higher_is_better else (-math.inf, high)
-    return Value(summary.median, low, high, summary.n, bounded)
+    return Value(summary.median, low, high, summary.n, bounded, resolution)
 
 
-def separated(a: Value, b: Value, higher_is_better: bool) -> int:
-    """+1 when A is better than B beyond both intervals, -1 when B is, 0 when they overlap."""
-    if a.low > b.high:
+def separated(a: Value, b: Value, higher_is_better: bool, least: float = SMALLEST_CHANGE) -> int:
+    """+1 when A is better than B beyond both intervals and by at least `least` (a share of the
+    smaller median: the smallest change that counts), -1 when B is, 0 otherwise. An interval of no
+    width separates nothing: it says that nothing measured its spread, not that it has none."""
+    if a.low == a.high or b.low == b.high:
+        return 0
+    apart = abs(a.median - b.median) >= least * min(abs(a.median), abs(b.median))
+    if a.low > b.high and apart:
         return 1 if higher_is_better else -1
-    if b.low > a.high:
+    if b.low > a.high and apart:
         return -1 if higher_is_better else 1
     return 0
 
@@ -92,7 +114,11 @@ class Index:
         for (impl, point, cpus), group in sorted(self.groups.get((kind, experiment), {}).items()):
             numbers = counted_values(group, metric)
             flags = frozenset(flag for m in group for flag in m.flags)
-            value = value_of(numbers, "engine-bound" in flags, higher_is_better) if numbers else None
+            resolution = max(counted_values(group, f"{metric}_resolution"), default=0.0)
+            value = value_of(numbers, "engine-bound" in flags, higher_is_better, resolution) if numbers else None
+            if value is not None and metric in CEILED and (shares := counted_values(group, "ceiling_share")):
+                why = next((str(w) for m in group if (w := values_of(m).get("ceiling_why"))), "")
+                value = dataclasses.replace(value, ceiling=statistics.median(shares), ceiling_why=why)
             failed = sum(1 for m in group if not m.measured)
             found.append(Cell(impl, json.loads(point), cpus, value, len(group), failed, flags))
         return found

@@ -8,6 +8,9 @@ import statistics
 from dataclasses import dataclass
 
 NOISY_COV = 0.10
+# The smallest change that counts (spec/compare.md): `arena compare`'s default threshold, and the
+# least difference by which a finding's order or best is told (spec/findings.md).
+SMALLEST_CHANGE = 0.03
 # What a value measured once says where an interval would be: one value has no spread to build one
 # from, and an interval equal to the value would claim a certainty nothing measured.
 NO_INTERVAL = "n=1: no interval"

@@ -47,6 +47,7 @@ class SpawnSearch:
         """Its numbers, flat, for `arena export` (spec/export.md)."""
         return {
             "max_procs": self.max_procs,
+            "max_procs_resolution": 1.0,  # a doubling search: the most lies below twice what it found
             "budget_mb": self.budget_mb,
             "stopped_by": self.stopped_by,
             "us_per_spawn": self.us_per_spawn,

@@ -47,8 +47,16 @@ class HttpResult:
             "steady_s": (self.warmup or {}).get("steady_s"),
             "warmup": (self.warmup or {}).get("classification"),
             "ceiling_rps": (self.ceiling or {}).get("rps"),
+            "ceiling_why": (self.ceiling or {}).get("why"),
         }
+        # A count tells values apart only to one of it: ten requests is ten give or take one.
+        flat |= {f"{name}_resolution": 1 / count for name, count in self._counts().items() if count}
         return flat
+
+    def _counts(self) -> dict[str, int]:
+        """The count each counted number rests on: requests for their rate, answers for theirs."""
+        requests, ok = self.metrics.get("requests", 0), self.metrics.get("ok_requests", 0)
+        return {"requests": requests, "rps": requests, "ok_requests": ok, "ok_rps": ok}
 
 
 def metrics_of(result: dict) -> dict:
