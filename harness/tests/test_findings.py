@@ -18,7 +18,7 @@ from arena.findings.judge import judge, judge_all
 from arena.findings.rules import Case, Missing
 from arena.findings.section import section
 from arena.findings.values import Cell, Index, Value, separated, value_of
-from arena.findings.verdict import Verdict
+from arena.findings.verdict import Tally, Verdict, combined
 from arena.impls.catalog import SPEC
 from arena.measured import store as store_module
 from arena.measured.measurement import Measurement, Outcome
@@ -140,6 +140,28 @@ def test_sides_that_all_reached_their_ceiling_are_not_compared(rule):
         rule.judge(case({"a": (11, 0.5, 3, 0, 0.99), "b": (10, 0.5, 3, 0, 0.97)}))
     said = rule.judge(case({"a": (11, 0.5, 3, 0, 0.99), "b": (5, 0.5, 3, 0, 0.5)}))  # b fell short of its own
     assert said.verdict is not N
+
+
+@pytest.mark.parametrize(
+    ("verdicts", "least", "expected"),
+    [
+        ([A, A], 1, A),
+        ([A], 2, Verdict.NOT_TESTED),  # a claim made in every condition does not agree on one
+        ([A, A], 2, A),
+        ([A, A, A, D], 2, D),  # one odd case decides, and the tally says it is one of four
+        ([A, N], 1, N),
+        ([Verdict.NOT_TESTED, A], 1, A),
+    ],
+)
+def test_cases_combine_into_a_verdict_that_says_how_many_were_for_and_against(verdicts, least, expected):
+    assert combined(verdicts, least) is expected
+    tally = Tally.of(verdicts)
+    assert (tally.agree, tally.disagree, tally.undecided) == tuple(verdicts.count(v) for v in (A, D, N))
+
+
+def test_a_tally_reads_as_for_against_and_undecided():
+    assert Tally.of([A, A, D, N, Verdict.NOT_TESTED]).show() == "2 for, 1 against, 1 undecided"
+    assert Tally.of([Verdict.NOT_TESTED]).show() == "-"
 
 
 def test_a_count_is_known_to_one_of_it():

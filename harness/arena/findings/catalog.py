@@ -32,6 +32,7 @@ class Test:
     seed_point: dict | None = None  # the seed's own point, when the test may rest on another
     cpus: tuple[int, ...] | None = (1,)  # None: every budget measured on cores of its own
     differs: str = ""  # a condition of the seed this test does not share
+    least_cases: int = 1  # a claim made in every condition agrees only on this many cases measured
     not_here: str = ""  # a condition no run here meets: the test is never made
     published: list[Published] = field(default_factory=list)  # the seed's values of `metric`
 
@@ -105,6 +106,7 @@ def _test(where: str, entry: dict) -> Test:
         seed_point=entry.get("seed_point"),
         cpus=None if cpus == "all" else tuple(cpus),
         differs=entry.get("differs", ""),
+        least_cases=int(entry.get("least_cases", 1)),
         not_here=entry.get("not_here", ""),
         published=[p for p in _published(entry["kind"], entry["experiment"]) if p.metric == entry["metric"]],
     )

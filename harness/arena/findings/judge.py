@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from arena.findings.catalog import KINDS, Finding, Test, suites_measuring
 from arena.findings.rules import Case, Missing, Published, order_key
 from arena.findings.values import Cell, Index
-from arena.findings.verdict import Said, Verdict, combined
+from arena.findings.verdict import Said, Tally, Verdict, combined
 
 OPTION = {"http": "--scenario", "micro": "--bench", "capacity": "--workload"}
 
@@ -28,6 +28,10 @@ class Tested:
     stand_in: str = ""  # the points it rests on when the seed's is not among them
     evidence: list[tuple[str, Case]] = field(default_factory=list)  # each case judged, by its label
 
+    @property
+    def tally(self) -> Tally:
+        return Tally.of([s.verdict for s in self.cases])
+
 
 @dataclass(frozen=True)
 class Judgement:
@@ -35,6 +39,10 @@ class Judgement:
     verdict: Verdict
     tests: list[Tested] = field(default_factory=list)
     reason: str = ""  # why it is untestable, or not tested here at all
+
+    @property
+    def tally(self) -> Tally:
+        return sum((t.tally for t in self.tests), Tally())
 
     def because(self) -> str:
         """What the verdict rests on, in a line or two."""
@@ -48,7 +56,8 @@ class Judgement:
                 continue
             text = "; ".join(s.because for s in t.cases if s.verdict is not Verdict.NOT_TESTED)
             extra = "".join(f" ({note})" for note in (t.stand_in, t.test.differs) if note)
-            parts.append(f"{where}: {text}{extra}")
+            cases = f" [cases: {t.tally.show()}]" if t.tally.judged > 1 else ""
+            parts.append(f"{where}{cases}: {text}{extra}")
         return " | ".join(parts)
 
 
@@ -86,8 +95,13 @@ def _tested(index: Index, test: Test) -> Tested:
     stand_in = ""
     if test.seed_point and not any(_within(test.seed_point, p) for p in points):
         stand_in = f"at {', '.join(map(_label, points))}; the seed's point: {_label(test.seed_point)}"
-    verdict = combined([s.verdict for s in cases])
+    verdict = combined([s.verdict for s in cases], test.least_cases)
     reason = "; ".join(s.because for s in cases) if verdict is Verdict.NOT_TESTED else ""
+    if verdict is Verdict.NOT_TESTED and any(s.verdict is Verdict.AGREES for s in cases):
+        reason = (
+            f"the seed claims it in every condition: agreement needs {test.least_cases} cases, "
+            f"{Tally.of([s.verdict for s in cases]).agree} measured agree ({reason}): {_command(test)} at more points"
+        )
     return Tested(test, verdict, cases, reason, stand_in, evidence)
 
 

@@ -3,6 +3,7 @@ the terminal, summary.md, report.html and the dashboard — and as the export's 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections import Counter
 
@@ -35,6 +36,7 @@ def section(judgements: list[Judgement], runs: list[str]) -> Section:
     columns = [
         Column("finding"),
         Column("verdict"),
+        Column("cases"),
         Column("what it rests on"),
         Column("the study said", essential=False),
         Column("source", essential=False),
@@ -44,6 +46,7 @@ def section(judgements: list[Judgement], runs: list[str]) -> Section:
             [
                 Cell(j.finding.id),
                 Cell(j.verdict, tone=TONE[j.verdict]),
+                Cell(j.tally.show()),
                 Cell(j.because()),
                 Cell(j.finding.quote),
                 Cell(j.finding.source),
@@ -54,9 +57,9 @@ def section(judgements: list[Judgement], runs: list[str]) -> Section:
     read = ", ".join(runs) if runs else "no run"
     notes = [
         f"{counts(judgements)}; from {read} (spec/findings.md says how each verdict is reached).",
-        "agrees / disagrees: the intervals separate for / against the claim in every case measured; "
-        "no difference measured: they overlap somewhere; not tested: with the reason and the command "
-        "that would test it; untestable: no measurement can test it.",
+        "agrees: the intervals separate for the claim in every case measured; disagrees: against it in at least "
+        "one (cases: how many were for, against and undecided); no difference measured: they overlap somewhere; "
+        "not tested: with the reason and the command that would test it; untestable: no measurement can test it.",
     ]
     drawn = [chart for j in judgements for t in j.tests for chart in _evidence(j, t)]
     return Section(HEADING, Table(columns, rows, flags=False), notes=notes, charts=drawn)
@@ -110,6 +113,7 @@ def exported(judgements: list[Judgement]) -> list[dict]:
             "source": j.finding.source,
             "quote": j.finding.quote,
             "verdict": str(j.verdict),
+            "cases": dataclasses.asdict(j.tally),
             "reason": j.reason,
             "tests": [
                 {

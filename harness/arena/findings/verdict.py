@@ -3,6 +3,7 @@ of its cases (points, budgets) and tests combine into one."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -23,14 +24,46 @@ class Said:
     because: str
 
 
-def combined(verdicts: list[Verdict]) -> Verdict:
-    """A claim holds where every tested case agrees; one case against it is a disagreement; cases
-    whose intervals overlap leave it undecided. Untested cases count only when nothing was tested."""
+@dataclass(frozen=True)
+class Tally:
+    """How many cases of a claim were for it, against it, undecided (their intervals overlap) and
+    not judged: a verdict over several conditions says how it was reached."""
+
+    agree: int = 0
+    disagree: int = 0
+    undecided: int = 0
+    untested: int = 0
+
+    @classmethod
+    def of(cls, verdicts: list[Verdict]) -> Tally:
+        return cls(
+            *(verdicts.count(v) for v in (Verdict.AGREES, Verdict.DISAGREES, Verdict.NO_DIFFERENCE)),
+            sum(1 for v in verdicts if v in (Verdict.NOT_TESTED, Verdict.UNTESTABLE)),
+        )
+
+    def __add__(self, other: Tally) -> Tally:
+        return Tally(*(a + b for a, b in zip(dataclasses.astuple(self), dataclasses.astuple(other), strict=True)))
+
+    @property
+    def judged(self) -> int:
+        return self.agree + self.disagree + self.undecided
+
+    def show(self) -> str:
+        """'3 for, 1 against, 2 undecided' (what was judged), or '-'."""
+        parts = [(self.agree, "for"), (self.disagree, "against"), (self.undecided, "undecided")]
+        return ", ".join(f"{count} {what}" for count, what in parts if count) or "-"
+
+
+def combined(verdicts: list[Verdict], least: int = 1) -> Verdict:
+    """A claim holds where every tested case agrees, and at least `least` were tested (a claim made
+    in every condition does not agree on one); one case against it is a disagreement, which the
+    tally beside it says is one of how many; cases whose intervals overlap leave it undecided.
+    Untested cases count only when nothing was tested."""
     tested = [v for v in verdicts if v is not Verdict.NOT_TESTED]
     if not tested:
         return Verdict.NOT_TESTED
     if Verdict.DISAGREES in tested:
         return Verdict.DISAGREES
     if all(v is Verdict.AGREES for v in tested):
-        return Verdict.AGREES
+        return Verdict.AGREES if len(tested) >= least else Verdict.NOT_TESTED
     return Verdict.NO_DIFFERENCE
