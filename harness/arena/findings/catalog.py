@@ -29,7 +29,8 @@ class Test:
     higher_is_better: bool
     rule: Rule
     where: dict = field(default_factory=dict)  # parameters every tested point has
-    seed_point: dict | None = None  # the seed's own point, when the test may rest on another
+    seed_point: dict | None = None  # the seed's own point, when the test may rest on another...
+    stand_in: str = ""  # ...and why another keeps the seed's regime: without it, only the seed's point is judged
     cpus: tuple[int, ...] | None = (1,)  # None: every budget measured on cores of its own
     differs: str = ""  # a condition of the seed this test does not share
     least_cases: int = 1  # a claim made in every condition agrees only on this many cases measured
@@ -104,6 +105,7 @@ def _test(where: str, entry: dict) -> Test:
         rule=RULES[name].parse(entry["rule"]),
         where=dict(entry.get("where", {})),
         seed_point=entry.get("seed_point"),
+        stand_in=entry.get("stand_in", ""),
         cpus=None if cpus == "all" else tuple(cpus),
         differs=entry.get("differs", ""),
         least_cases=int(entry.get("least_cases", 1)),

@@ -5,6 +5,7 @@ measure it."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -88,13 +89,18 @@ def _tested(index: Index, test: Test) -> Tested:
     if not cells:
         return Tested(test, Verdict.NOT_TESTED, reason=_unmeasured(measured, test))
     at_seed = [c for c in cells if test.seed_point and _within(test.seed_point, c.point)]
+    if test.seed_point and not at_seed and not test.stand_in:
+        return Tested(test, Verdict.NOT_TESTED, reason=_unstood(test))
     cells = at_seed or cells  # the seed's own point when it was measured; else every stand-in
     evidence = _cases(test, cells)
     cases = [_judged(label, test, case) for label, case in evidence]
     points = sorted({json.dumps(c.point, sort_keys=True): c.point for c in cells}.values(), key=_natural)
     stand_in = ""
     if test.seed_point and not any(_within(test.seed_point, p) for p in points):
-        stand_in = f"at {', '.join(map(_label, points))}; the seed's point: {_label(test.seed_point)}"
+        stand_in = (
+            f"at {', '.join(map(_label, points))}; the seed's point: {_label(test.seed_point)}, "
+            f"whose regime they keep: {test.stand_in}"
+        )
     verdict = combined([s.verdict for s in cases], test.least_cases)
     reason = "; ".join(s.because for s in cases) if verdict is Verdict.NOT_TESTED else ""
     if verdict is Verdict.NOT_TESTED and any(s.verdict is Verdict.AGREES for s in cases):
@@ -188,6 +194,13 @@ def _unmeasured(measured: list[Cell], test: Test) -> str:
         f"needs {wanted} on cores of its own{engine}; measured at cpus={','.join(map(str, have)) or 'none'} "
         f"here: {_command(test)} on a machine with the cores"
     )
+
+
+def _unstood(test: Test) -> str:
+    """Why a test whose seed point was not measured is not made on another."""
+    suites = suites_measuring(dataclasses.replace(test, where=test.where | test.seed_point))
+    measure = _command(test, suites[0]) if suites else f"no suite measures {_label(test.seed_point)}"
+    return f"the seed's point ({_label(test.seed_point)}) was not measured, and no other keeps its regime: {measure}"
 
 
 def _command(test: Test, suite: str = "quick") -> str:
