@@ -43,6 +43,9 @@ class Case:
             raise Missing(f"{impl}: no repetition counted ({cell.failed} of {cell.repetitions} failed)")
         if cell.value.n < 2 and not cell.value.bounded:
             raise Missing(f"{impl}: {NO_INTERVAL} (run with --repeat 3)")
+        if cell.value.low == cell.value.high:
+            # Nothing measured its spread, which is not to say it has none: it decides nothing.
+            raise Missing(f"{impl}: every repetition gave {cell.value.show()}, and no resolution is known: no interval")
         return cell.value
 
     def along(self, impl: str) -> list[tuple[Any, Value]]:

@@ -72,10 +72,7 @@ def value_of(numbers: list[float], bounded: bool, higher_is_better: bool, resolu
 
 def separated(a: Value, b: Value, higher_is_better: bool, least: float = SMALLEST_CHANGE) -> int:
     """+1 when A is better than B beyond both intervals and by at least `least` (a share of the
-    smaller median: the smallest change that counts), -1 when B is, 0 otherwise. An interval of no
-    width separates nothing: it says that nothing measured its spread, not that it has none."""
-    if a.low == a.high or b.low == b.high:
-        return 0
+    smaller median: the smallest change that counts), -1 when B is, 0 otherwise."""
     apart = abs(a.median - b.median) >= least * min(abs(a.median), abs(b.median))
     if a.low > b.high and apart:
         return 1 if higher_is_better else -1
