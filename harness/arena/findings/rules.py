@@ -291,6 +291,36 @@ class AtLeast:
 
 
 @dataclass(frozen=True)
+class AtMost:
+    """`at_most = 1.5, impls = [A, B]`: each one's value at most that."""
+
+    at_most: float
+    of: list[str]
+    axis: ClassVar[None] = None
+
+    @classmethod
+    def parse(cls, entry: dict) -> AtMost:
+        return cls(float(entry["at_most"]), list(entry["impls"]))
+
+    def impls(self) -> list[str]:
+        return self.of
+
+    def judge(self, case: Case) -> Said:
+        said = []
+        for impl in self.of:
+            v = case.value(impl)
+            verdict = (
+                Verdict.AGREES
+                if v.high <= self.at_most
+                else Verdict.DISAGREES
+                if v.low > self.at_most
+                else Verdict.NO_DIFFERENCE
+            )
+            said.append(Said(verdict, f"{impl} {v.show()}"))
+        return _all(said, f"at most {self.at_most:g}")
+
+
+@dataclass(frozen=True)
 class Fails:
     """`fails = [A], completes = [B]`: every repetition of A failed, none of B did."""
 
@@ -536,6 +566,7 @@ RULES: dict[str, type] = {
     "ratio": Ratio,
     "published": Published,
     "at_least": AtLeast,
+    "at_most": AtMost,
     "fails": Fails,
     "peaks": Peaks,
     "improves": Improves,

@@ -27,6 +27,9 @@ class ProgramRun:
             "elapsed_s": self.elapsed_s,
             "wall_s": self.wall_s,
             "cpu_s": self.cpu_s,
+            # How many cores it kept busy on average, start to exit: a runtime that spreads its
+            # processes over every core given shows the budget here, one that cannot shows one.
+            "cores_busy": self.cpu_s / self.wall_s if self.cpu_s is not None and self.wall_s else None,
             "peak_rss_kb": self.peak_rss_kb,
             "steady": warmup.get("steady"),
             "warmup_s": warmup.get("seconds"),
