@@ -28,7 +28,7 @@ class Test:
     metric: str
     higher_is_better: bool
     rule: Rule
-    where: dict = field(default_factory=dict)  # parameters every tested point has
+    where: dict = field(default_factory=dict)  # parameters every tested point has (a list: one of them)
     seed_point: dict | None = None  # the seed's own point, when the test may rest on another...
     stand_in: str = ""  # ...and why another keeps the seed's regime: without it, only the seed's point is judged
     cpus: tuple[int, ...] | None = (1,)  # None: every budget measured on cores of its own
@@ -38,7 +38,7 @@ class Test:
     published: list[Published] = field(default_factory=list)  # the seed's values of `metric`
 
     def matches(self, point: dict) -> bool:
-        return all(point.get(name) == value for name, value in self.where.items())
+        return all(point.get(name) in _listed(value) for name, value in self.where.items())
 
 
 @dataclass(frozen=True)
@@ -154,5 +154,11 @@ def _sweep(profile: dict) -> dict:
 
 
 def _has(point: dict, where: dict) -> bool:
-    """Whether a profile's point (its lists are sweeps) includes every value `where` names."""
-    return all(value in (p if isinstance(p := point.get(name), list) else [p]) for name, value in where.items())
+    """Whether a profile's point (its lists are sweeps) includes every parameter `where` names, at
+    one of the values it names."""
+    return all(set(_listed(point.get(name))) & set(_listed(value)) for name, value in where.items())
+
+
+def _listed(value) -> list:
+    """A parameter's value as a list of the values it stands for: a list is one of them."""
+    return value if isinstance(value, list) else [value]

@@ -413,24 +413,27 @@ def _trend(case: Case, impls: list[str], axis: str, pick: Callable, claim: str, 
 
 @dataclass(frozen=True)
 class Improves:
-    """`improves = [A], axis = "pairs", upto = 64`: A better at the last point up to 64 than at the first."""
+    """`improves = [A], axis = "pairs", from = "cpus", upto = 64`: A better at the last point up to 64
+    than at `from` (the first point when not given)."""
 
     improves: list[str]
     axis: str
     upto: float = math.inf
+    start: Any = None
 
     @classmethod
     def parse(cls, entry: dict) -> Improves:
-        return cls(list(entry["improves"]), entry["axis"], float(entry.get("upto", math.inf)))
+        return cls(list(entry["improves"]), entry["axis"], float(entry.get("upto", math.inf)), entry.get("from"))
 
     def impls(self) -> list[str]:
         return self.improves
 
     def judge(self, case: Case) -> Said:
         def ends(points: list) -> tuple:
-            within = [p for p in points if order_key(p[0]) <= order_key(self.upto)]
-            if len(within) < 2:
-                raise Missing(f"fewer than two points up to {self.axis}={self.upto:g}")
+            start = _at(self.start, case) if self.start is not None else points[0][0]
+            within = [p for p in points if order_key(start) <= order_key(p[0]) <= order_key(self.upto)]
+            if len(within) < 2 or within[0][0] != start:
+                raise Missing(f"no point at {self.axis}={start} with one beyond it up to {self.upto:g}")
             return within[0], within[-1]
 
         return _trend(case, self.improves, self.axis, ends, f"better as {self.axis} grows", True)
