@@ -91,6 +91,8 @@ def series(values: dict, higher: bool = True, cpus: int = 1) -> Case:
         (rules.Worsens(["a"], "cpus"), series({"a": {1: (10,), 2: (5,)}}), A),
         (rules.Worsens(["a"], "pairs", "cpus"), series({"a": {1: (9,), 2: (10,), 16: (5,)}}, cpus=2), A),
         (rules.Worsens(["a"], "cpus"), series({"a": {1: (10,), 2: (5,)}}, higher=False), D),
+        (rules.Worsens(["a"], "pairs", "cpus", 0.2), series({"a": {2: (100,), 64: (90,)}}, cpus=2), N),  # not a fifth
+        (rules.Worsens(["a"], "pairs", "cpus", 0.2), series({"a": {2: (100,), 64: (70,)}}, cpus=2), A),
         (rules.Flat(["a"], "cpus", 0.15), series({"a": {4: (100,), 32: (105,)}}), A),
         (rules.Flat(["a"], "cpus", 0.15), series({"a": {4: (100,), 32: (200,)}}), D),
         (rules.Smooth(["a"], "procs", 2.0), series({"a": {1000: (1, 0.1), 10000: (1.5, 0.1), 100000: (2.5, 0.1)}}), A),

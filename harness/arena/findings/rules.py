@@ -13,7 +13,7 @@ from typing import Any, ClassVar, Protocol
 
 from arena.findings.values import Cell, Value, separated
 from arena.findings.verdict import Said, Verdict, combined
-from arena.measured.stats import NO_INTERVAL, Summary, ratio
+from arena.measured.stats import NO_INTERVAL, SMALLEST_CHANGE, Summary, ratio
 
 # A side that reached this share of its point's ceiling was held there by the load (rest/ceiling.py).
 AT_CEILING = 0.95
@@ -397,14 +397,20 @@ class Peaks:
         return _all(said, f"the best at {self.axis}={at}")
 
 
-def _trend(case: Case, impls: list[str], axis: str, pick: Callable, claim: str, improves: bool) -> Said:
+def _trend(
+    case: Case, impls: list[str], axis: str, pick: Callable, claim: str, improves: bool, by: float = SMALLEST_CHANGE
+) -> Said:
     """Each implementation's value at two ends the rule picks along the axis: the later one better
-    (`improves`) or worse than the earlier, beyond both intervals."""
+    (`improves`) or worse than the earlier, beyond both intervals and by at least `by`; against the
+    claim where it moved the other way by the smallest change that counts."""
     said = []
     for impl in impls:
         points = case.along(impl)
         first, last = pick(points)
-        outcome = separated(last[1], first[1], case.higher_is_better) * (1 if improves else -1)
+        sign = 1 if improves else -1
+        claimed = separated(last[1], first[1], case.higher_is_better, by) * sign == 1
+        against = separated(last[1], first[1], case.higher_is_better) * sign == -1
+        outcome = 1 if claimed else -1 if against else 0
         shown = f"{impl} {axis}={first[0]}: {first[1].show()}, {axis}={last[0]}: {last[1].show()}"
         verdict = {1: Verdict.AGREES, -1: Verdict.DISAGREES, 0: Verdict.NO_DIFFERENCE}[outcome]
         said.append(Said(verdict, shown))
@@ -441,15 +447,17 @@ class Improves:
 
 @dataclass(frozen=True)
 class Worsens:
-    """`worsens = [A], axis = "cpus", from = "cpus"`: A worse at the last point than at `from` (the first)."""
+    """`worsens = [A], axis = "cpus", from = "cpus", by = 0.2`: A worse at the last point than at
+    `from` (the first), by at least `by` (the smallest change that counts when not given)."""
 
     worsens: list[str]
     axis: str
     start: Any = None
+    by: float = SMALLEST_CHANGE
 
     @classmethod
     def parse(cls, entry: dict) -> Worsens:
-        return cls(list(entry["worsens"]), entry["axis"], entry.get("from"))
+        return cls(list(entry["worsens"]), entry["axis"], entry.get("from"), float(entry.get("by", SMALLEST_CHANGE)))
 
     def impls(self) -> list[str]:
         return self.worsens
@@ -462,7 +470,8 @@ class Worsens:
                 raise Missing(f"no point at {self.axis}={start} with one beyond it")
             return after[0], after[-1]
 
-        return _trend(case, self.worsens, self.axis, ends, f"worse as {self.axis} grows", False)
+        claim = f"worse as {self.axis} grows, by {self.by:.0%} or more"
+        return _trend(case, self.worsens, self.axis, ends, claim, False, self.by)
 
 
 @dataclass(frozen=True)
