@@ -347,3 +347,22 @@ def test_a_list_in_where_is_one_of_its_values_and_keeps_the_max_cell_out():
     assert jumps.matches({"mode": "idiomatic", "procs": 20000})
     assert not jumps.matches({"mode": "idiomatic", "procs": "max"})
     assert catalog.suites_measuring(jumps) == ["quick", "paper"]  # quick has 1,000 and 10,000 of them
+
+
+@pytest.mark.parametrize(
+    ("flags", "engine_share", "allowed", "own"),
+    [
+        (frozenset(), None, "", True),
+        (frozenset({"shared-cores"}), 0.02, "", False),  # the finding does not allow it
+        (frozenset({"shared-cores"}), 0.02, "ab shared the host", True),
+        (frozenset({"shared-cores"}), 0.2, "ab shared the host", False),  # the engine took a fifth of a core
+        (frozenset({"shared-cores"}), None, "ab shared the host", False),  # unknown: not the server's for sure
+    ],
+)
+def test_shared_cores_count_only_where_the_finding_allows_them_and_the_engine_took_next_to_nothing(
+    flags, engine_share, allowed, own
+):
+    (b_ab2,) = finding("B-ab2").tests
+    test = dataclasses.replace(b_ab2, shared_cores=allowed)
+    shared = Cell("node", {"requests": 10000}, 2, Value(470, 460, 480, 3), 3, 0, flags, engine_share)
+    assert judge_module._own(shared, test) is own

@@ -33,6 +33,7 @@ class Test:
     stand_in: str = ""  # ...and why another keeps the seed's regime: without it, only the seed's point is judged
     cpus: tuple[int, ...] | None = (1,)  # None: every budget measured on cores of its own
     differs: str = ""  # a condition of the seed this test does not share
+    shared_cores: str = ""  # why a budget whose cores the engine shared may be judged (judge.SHARED_ENGINE)
     least_cases: int = 1  # a claim made in every condition agrees only on this many cases measured
     not_here: str = ""  # a condition no run here meets: the test is never made
     published: list[Published] = field(default_factory=list)  # the seed's values of `metric`
@@ -108,6 +109,7 @@ def _test(where: str, entry: dict) -> Test:
         stand_in=entry.get("stand_in", ""),
         cpus=None if cpus == "all" else tuple(cpus),
         differs=entry.get("differs", ""),
+        shared_cores=entry.get("shared_cores", ""),
         least_cases=int(entry.get("least_cases", 1)),
         not_here=entry.get("not_here", ""),
         published=[p for p in _published(entry["kind"], entry["experiment"]) if p.metric == entry["metric"]],

@@ -16,6 +16,9 @@ from arena.findings.values import Cell, Index
 from arena.findings.verdict import Said, Tally, Verdict, combined
 
 OPTION = {"http": "--scenario", "micro": "--bench", "capacity": "--workload"}
+# A budget that shared its cores with the load engine is judged only where the finding allows it
+# (the seed's own load tool shared the host) and the engine took at most this much of a core.
+SHARED_ENGINE = 0.05
 
 
 @dataclass(frozen=True)
@@ -56,7 +59,8 @@ class Judgement:
                 parts.append(f"{where}: {t.reason}")
                 continue
             text = "; ".join(s.because for s in t.cases if s.verdict is not Verdict.NOT_TESTED)
-            extra = "".join(f" ({note})" for note in (t.stand_in, t.test.differs) if note)
+            shared = f"shared cores allowed: {t.test.shared_cores}" if t.test.shared_cores else ""
+            extra = "".join(f" ({note})" for note in (t.stand_in, t.test.differs, shared) if note)
             cases = f" [cases: {t.tally.show()}]" if t.tally.judged > 1 else ""
             parts.append(f"{where}{cases}: {text}{extra}")
         return " | ".join(parts)
@@ -82,9 +86,7 @@ def _tested(index: Index, test: Test) -> Tested:
         return Tested(test, Verdict.NOT_TESTED, reason=f"no `{KINDS[test.kind]}` run read: {_command(test)}")
     measured = index.cells(test.kind, test.experiment, test.metric, test.higher_is_better)
     cells = [
-        c
-        for c in measured
-        if test.matches(c.point) and "shared-cores" not in c.flags and (test.cpus is None or c.cpus in test.cpus)
+        c for c in measured if test.matches(c.point) and _own(c, test) and (test.cpus is None or c.cpus in test.cpus)
     ]
     if not cells:
         return Tested(test, Verdict.NOT_TESTED, reason=_unmeasured(measured, test))
@@ -109,6 +111,14 @@ def _tested(index: Index, test: Test) -> Tested:
             f"{Tally.of([s.verdict for s in cases]).agree} measured agree ({reason}): {_command(test)} at more points"
         )
     return Tested(test, verdict, cases, reason, stand_in, evidence)
+
+
+def _own(cell: Cell, test: Test) -> bool:
+    """Whether the cell's number is its server's: measured on cores of its own, or on cores shared
+    with an engine that the finding allows there and that took next to nothing of them."""
+    if "shared-cores" not in cell.flags:
+        return True
+    return bool(test.shared_cores) and cell.engine_share is not None and cell.engine_share <= SHARED_ENGINE
 
 
 def _judged(label: str, test: Test, case: Case) -> Said:
@@ -188,7 +198,12 @@ def _unmeasured(measured: list[Cell], test: Test) -> str:
             return f"no suite measures {_label(test.where)}"
         return f"needs {_label(test.where)}, which the {suites[0]} suite measures: {_command(test, suites[0])}"
     wanted = "every budget" if test.cpus is None else "cpus=" + ",".join(map(str, test.cpus))
-    have = sorted({c.cpus for c in measured if "shared-cores" not in c.flags})
+    have = sorted({c.cpus for c in measured if _own(c, test)})
+    if test.shared_cores:
+        return (
+            f"needs {wanted}, on cores it may share with a load engine that takes at most {SHARED_ENGINE:.0%} of "
+            f"one; measured at cpus={','.join(map(str, have)) or 'none'} so: {_command(test)}"
+        )
     engine = " and a core for the load engine" if test.kind != "micro" else ""
     return (
         f"needs {wanted} on cores of its own{engine}; measured at cpus={','.join(map(str, have)) or 'none'} "

@@ -81,6 +81,10 @@ def separated(a: Value, b: Value, higher_is_better: bool, least: float = SMALLES
     return 0
 
 
+def _positive(values: dict, name: str) -> bool:
+    return isinstance(values.get(name), int | float) and values[name] > 0 and values.get("engine_cpu_s") is not None
+
+
 @dataclass(frozen=True)
 class Cell:
     """One implementation at one point and budget: its value, or why it has none."""
@@ -92,6 +96,7 @@ class Cell:
     repetitions: int
     failed: int  # repetitions that produced no measurement: failed, or not run after a smaller point failed
     flags: frozenset[str]
+    engine_share: float | None = None  # the most of a core the load engine used in one repetition (REST)
 
 
 class Index:
@@ -117,5 +122,7 @@ class Index:
                 why = next((str(w) for m in group if (w := values_of(m).get("ceiling_why"))), "")
                 value = dataclasses.replace(value, ceiling=statistics.median(shares), ceiling_why=why)
             failed = sum(1 for m in group if not m.measured)
-            found.append(Cell(impl, json.loads(point), cpus, value, len(group), failed, flags))
+            busy = [v["engine_cpu_s"] / v["elapsed_s"] for v in map(values_of, group) if _positive(v, "elapsed_s")]
+            engine = max(busy, default=None)
+            found.append(Cell(impl, json.loads(point), cpus, value, len(group), failed, flags, engine))
         return found
