@@ -191,3 +191,27 @@ def test_a_failure_stops_the_larger_points_also_after_a_resume(tmp_path):
     assert section.table.rows[0].flags == ["failed"]
     written = markdown.report(report)
     assert "| fakemicro | shared |" in written and "- skipped x: why" in written and "not run:" in written
+
+
+def test_a_cold_start_measures_at_once_in_a_row_beside_the_warm_one(tmp_path):
+    manifest = row(tmp_path)
+    ring = suite.load(["ring"])[0]
+    params = {"procs": 100, "size": 100, "rounds": 10}
+    tasks = [
+        Task("micro", manifest, suite.Point(ring, "idiomatic", params, start), 1, 0, 1.0) for start in ("cold", "warm")
+    ]
+    measurer = kind.Measurer(suite.limits("quick"), [], Console())
+    cold, warm = [measurer(task, print) for task in tasks]
+    assert cold.parameters["arguments"][-2:] == ["--warmup-s", "0"] and cold.parameters["start"] == "cold"
+    assert cold.payload.warmup["iterations"] == 0 and warm.payload.warmup["iterations"] > 0
+    assert '"start": "cold"' in cold.point and cold.point != warm.point
+    (section, _) = tables.report("t", [ring], [cold, warm], [], {"cores": 2}).sections
+    assert [r.cells[4].show() for r in section.table.rows] == ["size=100 rounds=10 cold", "size=100 rounds=10 warm"]
+    assert [r.flags for r in section.table.rows] == [[], []]  # a cold start claims no steadiness: not unsteady
+
+
+def test_the_findings_profile_sweeps_cold_and_warm_starts_on_both_cores():
+    pingping = suite.load(["pingping"])[0]
+    points = suite.points(pingping, "findings")
+    assert {p.start for p in points} == {"cold", "warm"} and suite.budgets(pingping, "findings", 2) == [2]
+    assert all(p.start == "" for p in suite.points(pingping, "quick"))  # keys of earlier runs unchanged

@@ -48,6 +48,7 @@ from arena.kind import noisy as kind_noisy
 from arena.measured import export, importing
 from arena.measured.store import Store
 from arena.micro.kind import MicroKind
+from arena.micro.suite import FINDINGS
 from arena.report.tables import Cell, Column, Row, Table
 from arena.rest.kind import RestKind
 from arena.soak import kind as soak
@@ -436,10 +437,10 @@ def _stored(repeat: int | None, what: str) -> argparse.ArgumentParser:
     return stored
 
 
-def _suites() -> argparse.ArgumentParser:
-    """--suite, for the commands whose experiments have a quick and a paper profile."""
+def _suites(*more: str) -> argparse.ArgumentParser:
+    """--suite, for the commands whose experiments have a quick and a paper profile (and `more`)."""
     suited = argparse.ArgumentParser(add_help=False)
-    suited.add_argument("--suite", choices=["quick", "paper"], default="quick", help="(default quick)")
+    suited.add_argument("--suite", choices=["quick", "paper", *more], default="quick", help="(default quick)")
     return suited
 
 
@@ -526,7 +527,7 @@ def parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser(
         "micro",
-        parents=[_stored(3, "repetitions of every point (default 3)"), _suites()],
+        parents=[_stored(3, "repetitions of every point (default 3)"), _suites(FINDINGS)],
         help="the actor and process micro-benchmarks of spec/micro.md",
     )
     s.add_argument("--impl", nargs="*", default=[], help="runtimes of micro/ (default: all available)")

@@ -92,6 +92,7 @@ class Measurer:
         parameters = {
             "mode": point.mode,
             "params": point.params,
+            **({"start": point.start} if point.start else {}),
             "payload": manifest.payload,
             "cores": cores.take(task.cpus),
             "limit_s": self.limits.seconds,

@@ -26,7 +26,11 @@ PARAMS = {
     "ring": ("procs", "size", "rounds"),
 }
 PROFILES = ("quick", "paper", "check")  # check: the small sizes `arena test` runs
+FINDINGS = "findings"  # the points the seeds' findings need (spec/findings.md), for the benches that have it
 MAX = "max"  # spawn's `--procs max`: the harness searches for the largest N
+# How a point's program starts measuring (a profile's `starts` sweep; none given: warm): "warm" after
+# its warm-up (spec/micro.md), "cold" at once, as the seeds timed a fresh VM's first rounds.
+STARTS = ("warm", "cold")
 
 
 class SuiteError(UsageError):
@@ -52,6 +56,7 @@ class Point:
     bench: Bench
     mode: str
     params: dict  # e.g. {"size": 5000, "rounds": 10000}; spawn's search has {"procs": "max"}
+    start: str = ""  # "cold" or "warm" where the profile sweeps them; "" (warm) where it does not
 
     @property
     def experiment(self) -> str:
@@ -59,22 +64,26 @@ class Point:
 
     @property
     def key(self) -> str:
-        return json.dumps({"mode": self.mode, **self.params}, sort_keys=True)
+        return json.dumps(
+            {"mode": self.mode, **self.params, **({"start": self.start} if self.start else {})}, sort_keys=True
+        )
 
     @property
     def label(self) -> str:
-        return " ".join([self.mode, *(f"{k}={v}" for k, v in self.params.items())])
+        return " ".join(
+            [self.mode, *(f"{k}={v}" for k, v in self.params.items()), *([self.start] if self.start else [])]
+        )
 
     @property
     def is_max(self) -> bool:
         return self.params.get("procs") == MAX
 
     def arguments(self, warmup_s: float) -> list[str]:
-        """The program's command-line arguments (spec/micro.md)."""
+        """The program's command-line arguments (spec/micro.md); a cold point warms up not at all."""
         args = [self.bench.id, "--mode", self.mode]
         for name, value in self.params.items():
             args += [f"--{name}", str(value)]
-        return [*args, "--warmup-s", f"{warmup_s:g}"]
+        return [*args, "--warmup-s", f"{0 if self.start == 'cold' else warmup_s:g}"]
 
 
 @dataclass(frozen=True)
@@ -113,7 +122,7 @@ def _bench(table: dict) -> Bench:
         bench = Bench(
             **required,
             higher_is_better=table["better"] == "higher",
-            profiles={name: table[name] for name in PROFILES},
+            profiles={name: table[name] for name in (*PROFILES, FINDINGS) if name in table or name in PROFILES},
             notes=table.get("notes", []),
             published=published.parse(table.get("published", [])),
         )
@@ -122,8 +131,12 @@ def _bench(table: dict) -> Bench:
     if bench.id not in PARAMS:
         raise SuiteError(f"{SUITE_FILE}: unknown bench {bench.id!r} (spec/micro.md defines {', '.join(PARAMS)})")
     for name, profile in bench.profiles.items():
-        unknown = set(profile) - set(PARAMS[bench.id]) - {"modes", "cpus", "max"}
-        if unknown or not set(profile.get("modes", [])) <= set(MODES):
+        unknown = set(profile) - set(PARAMS[bench.id]) - {"modes", "cpus", "max", "starts"}
+        if (
+            unknown
+            or not set(profile.get("modes", [])) <= set(MODES)
+            or not set(profile.get("starts", [])) <= set(STARTS)
+        ):
             raise SuiteError(f"{SUITE_FILE}: bench {bench.id} profile {name}: unknown keys or modes {sorted(unknown)}")
     return bench
 
@@ -152,12 +165,15 @@ def limits(suite: str) -> Limits:
 
 def points(bench: Bench, suite: str) -> list[Point]:
     """Every combination of the profile's sweeps, smallest first, and spawn's search last."""
-    profile = bench.profiles[suite]
+    profile = bench.profiles.get(suite)
+    if profile is None:
+        return []  # only some benches have a findings profile
     names = [name for name in PARAMS[bench.id] if name in profile]
     made = [
-        Point(bench, mode, dict(zip(names, values, strict=True)))
+        Point(bench, mode, dict(zip(names, values, strict=True)), start)
         for mode in profile["modes"]
         for values in itertools.product(*(profile[name] for name in names))
+        for start in profile.get("starts", [""])
     ]
     if profile.get("max"):
         made.append(Point(bench, "idiomatic", {"procs": MAX}))
@@ -166,7 +182,7 @@ def points(bench: Bench, suite: str) -> list[Point]:
 
 def budgets(bench: Bench, suite: str, machine: int) -> list[int]:
     """The profile's core budgets on a machine with `machine` cores."""
-    wanted = bench.profiles[suite].get("cpus", [1])
+    wanted = bench.profiles.get(suite, {}).get("cpus", [1])
     if wanted == "all":
         return cores.all_budgets(machine)
     return [cpus for cpus in wanted if cpus <= machine]

@@ -43,9 +43,10 @@ def _cell(group: list[Measurement], metric: str) -> tuple[Cell, bool]:
 
 
 def _steady(m: Measurement) -> bool:
-    """Whether the measured run followed a steady warm-up (runs from before warm-ups count as steady)."""
+    """Whether the measured run followed a steady warm-up (runs from before warm-ups count as steady,
+    and a cold start, which claims none, is not unsteady)."""
     warmup = m.payload.warmup if isinstance(m.payload, ProgramRun) else None
-    return warmup is None or bool(warmup.get("steady"))
+    return warmup is None or bool(warmup.get("steady")) or m.parameters.get("start") == "cold"
 
 
 def warmup_section(benches: list[Bench], measurements: list[Measurement]) -> Section | None:
@@ -102,7 +103,8 @@ def section(bench: Bench, measurements: list[Measurement]) -> Section | None:
     axis_values: set = set()
     for m in points:
         params = m.parameters["params"]
-        fixed = " ".join(f"{k}={v}" for k, v in params.items() if k != bench.axis)
+        fixed = " ".join([*(f"{k}={v}" for k, v in params.items() if k != bench.axis), m.parameters.get("start", "")])
+        fixed = fixed.strip()
         rows[(m.impl, m.parameters["mode"], m.cpus, fixed)][params[bench.axis]].append(m)
         axis_values.add(params[bench.axis])
     axis_values |= {p.point[bench.axis] for p in bench.published if p.metric == bench.metric}
