@@ -35,6 +35,7 @@ class Test:
     differs: str = ""  # a condition of the seed this test does not share
     shared_cores: str = ""  # why a budget whose cores the engine shared may be judged (judge.SHARED_ENGINE)
     least_cases: int = 1  # a claim made in every condition agrees only on this many cases measured
+    beside: str = ""  # what a test shown beside the verdict, and not deciding it, adds (e.g. warmed runs)
     not_here: str = ""  # a condition no run here meets: the test is never made
     published: list[Published] = field(default_factory=list)  # the seed's values of `metric`
 
@@ -111,6 +112,7 @@ def _test(where: str, entry: dict) -> Test:
         differs=entry.get("differs", ""),
         shared_cores=entry.get("shared_cores", ""),
         least_cases=int(entry.get("least_cases", 1)),
+        beside=entry.get("beside", ""),
         not_here=entry.get("not_here", ""),
         published=[p for p in _published(entry["kind"], entry["experiment"]) if p.metric == entry["metric"]],
     )
@@ -134,6 +136,9 @@ def _toml(path) -> dict:
     return tomllib.loads(path.read_text(encoding="utf-8"))
 
 
+SUITES = ("quick", "paper", "findings")  # findings: the points the findings need (spec/findings.md)
+
+
 def suites_measuring(test: Test) -> list[str]:
     """The suites whose profile has a point with the test's `where` ("quick" first)."""
     if test.kind == "capacity":
@@ -143,13 +148,15 @@ def suites_measuring(test: Test) -> list[str]:
         points = {name: profile["points"] for name, profile in profiles.items()}
     else:
         bench = {b["id"]: b for b in _toml(SPEC / "micro.toml")["bench"]}[test.experiment]
-        points = {name: [_sweep(bench[name])] for name in ("quick", "paper")}
-    return [suite for suite in ("quick", "paper") if any(_has(point, test.where) for point in points.get(suite, []))]
+        points = {name: [_sweep(bench[name])] for name in SUITES if name in bench}
+    return [suite for suite in SUITES if any(_has(point, test.where) for point in points.get(suite, []))]
 
 
 def _sweep(profile: dict) -> dict:
-    """A micro profile's sweep as one point of lists (modes as `mode`; `max` as a procs of "max")."""
-    point = {("mode" if k == "modes" else k): v for k, v in profile.items() if k not in ("cpus", "max")}
+    """A micro profile's sweep as one point of lists (modes as `mode`, starts as `start`; `max` as a
+    procs of "max")."""
+    renamed = {"modes": "mode", "starts": "start"}
+    point = {renamed.get(k, k): v for k, v in profile.items() if k not in ("cpus", "max")}
     if profile.get("max"):
         point["procs"] = [*point.get("procs", []), "max"]
     return point

@@ -14,6 +14,7 @@ from arena.findings.catalog import KINDS, Finding, Test, suites_measuring
 from arena.findings.rules import Case, Missing, Published, order_key
 from arena.findings.values import Cell, Index
 from arena.findings.verdict import Said, Tally, Verdict, combined
+from arena.host import cores
 
 OPTION = {"http": "--scenario", "micro": "--bench", "capacity": "--workload"}
 # A budget that shared its cores with the load engine is judged only where the finding allows it
@@ -46,15 +47,18 @@ class Judgement:
 
     @property
     def tally(self) -> Tally:
-        return sum((t.tally for t in self.tests), Tally())
+        return sum((t.tally for t in self.tests if not t.test.beside), Tally())
 
     def because(self) -> str:
         """What the verdict rests on, in a line or two."""
         if self.reason:
             return self.reason
         parts = []
-        for t in sorted(self.tests, key=lambda t: t.verdict is Verdict.NOT_TESTED):  # what was tested first
+        # What decides first, then what stands beside it; what was tested before what was not.
+        for t in sorted(self.tests, key=lambda t: (bool(t.test.beside), t.verdict is Verdict.NOT_TESTED)):
             where = f"{t.test.experiment} {t.test.metric}"
+            if t.test.beside:
+                where = f"beside, not deciding ({t.test.beside}): {where}"
             if t.verdict is Verdict.NOT_TESTED:
                 parts.append(f"{where}: {t.reason}")
                 continue
@@ -76,7 +80,7 @@ def judge(index: Index, finding: Finding) -> Judgement:
     if finding.not_here:
         return Judgement(finding, Verdict.NOT_TESTED, reason=finding.not_here)
     tests = [_tested(index, test) for test in finding.tests]
-    return Judgement(finding, combined([t.verdict for t in tests]), tests)
+    return Judgement(finding, combined([t.verdict for t in tests if not t.test.beside]), tests)
 
 
 def _tested(index: Index, test: Test) -> Tested:
@@ -204,11 +208,13 @@ def _unmeasured(measured: list[Cell], test: Test) -> str:
             f"needs {wanted}, on cores it may share with a load engine that takes at most {SHARED_ENGINE:.0%} of "
             f"one; measured at cpus={','.join(map(str, have)) or 'none'} so: {_command(test)}"
         )
-    engine = " and a core for the load engine" if test.kind != "micro" else ""
-    return (
-        f"needs {wanted} on cores of its own{engine}; measured at cpus={','.join(map(str, have)) or 'none'} "
-        f"here: {_command(test)} on a machine with the cores"
-    )
+    engine = 0 if test.kind == "micro" else 1  # a core for the load engine
+    shown = f"measured at cpus={','.join(map(str, have)) or 'none'}"
+    if test.cpus is not None and max(test.cpus) + engine <= len(cores.machine_cores()):
+        suites = suites_measuring(test)
+        return f"needs {wanted}, which this machine has: {shown} in the runs read: {_command(test, *suites[:1])}"
+    own = " and a core for the load engine" if engine else ""
+    return f"needs {wanted} on cores of its own{own}; {shown} here: {_command(test)} on a machine with the cores"
 
 
 def _unstood(test: Test) -> str:

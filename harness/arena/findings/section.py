@@ -124,6 +124,7 @@ def exported(judgements: list[Judgement]) -> list[dict]:
                     "reason": t.reason,
                     "stand_in": t.stand_in,
                     "differs": t.test.differs,
+                    "beside": t.test.beside,
                     "cases": [{"verdict": str(s.verdict), "because": s.because} for s in t.cases],
                 }
                 for t in j.tests

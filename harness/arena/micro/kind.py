@@ -23,7 +23,7 @@ from arena.measured.stats import NOISY_COV
 from arena.measured.store import Run
 from arena.micro import program, search, suite, tables
 from arena.micro.result import ProgramRun, SpawnSearch
-from arena.micro.suite import Bench, Limits, Point
+from arena.micro.suite import FINDINGS, Bench, Limits, Point
 from arena.report.tables import Report
 
 KIND = "micro"
@@ -37,9 +37,13 @@ def _sweep(impl: str, bench: str, mode: str, cpus: int) -> tuple:
 
 
 def plan_tasks(rows: list[Manifest], benches: list[Bench], plan: dict) -> tuple[list[Task], list[str]]:
-    """The measurements of a plan, and the (runtime, budget) pairs skipped with the reason."""
+    """The measurements of a plan, and the (runtime, budget) pairs skipped with the reason: a
+    runtime that uses fewer cores than a budget would repeat its smaller budget's numbers, except
+    in the findings profile, where the seeds gave every runtime the whole machine, and how much of
+    it one uses is what some findings ask (spec/micro.md, "Core budget and memory")."""
     machine = len(cores.machine_cores())
     budgets = {bench.id: plan["cpus"] or suite.budgets(bench, plan["suite"], machine) for bench in benches}
+    whole = plan["suite"] == FINDINGS
     tasks = [
         Task(KIND, manifest, point, cpus, repetition, _estimate(point))
         for repetition in range(plan["repeat"])
@@ -48,14 +52,14 @@ def plan_tasks(rows: list[Manifest], benches: list[Bench], plan: dict) -> tuple[
         if repetition == 0 or not point.is_max  # the search is long and its answer a single number
         for manifest in rows
         for cpus in budgets[bench.id]
-        if manifest.cpus_for(cpus) == cpus
+        if manifest.cpus_for(cpus) == cpus or whole
     ]
     skipped = [
         f"skipped {manifest.name} cpus={cpus}: uses at most {manifest.max_cpus} core(s)"
         for bench in benches
         for manifest in rows
         for cpus in budgets[bench.id]
-        if manifest.cpus_for(cpus) != cpus
+        if manifest.cpus_for(cpus) != cpus and not whole
     ]
     return tasks, list(dict.fromkeys(skipped))
 
