@@ -23,6 +23,11 @@ from arena.measured.store import Run
 from arena.report.tables import Report
 
 MAX_REPEAT = 100
+# The suites of the kinds whose experiments have profiles: `quick` and `paper` in every one, and
+# `findings` — the points the seeds' findings need in the seeds' regime (spec/findings.md) — in
+# those some finding needs.
+FINDINGS = "findings"
+SUITES = ("quick", "paper", FINDINGS)
 
 
 def repetitions(repeat: int) -> int:

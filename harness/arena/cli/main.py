@@ -42,13 +42,12 @@ from arena.impls import catalog
 from arena.impls.catalog import Manifest
 from arena.impls.prepare import prepare
 from arena.impls.toolchain import Toolchains, runtime_version
-from arena.kind import Kind
+from arena.kind import FINDINGS, Kind
 from arena.kind import main_metrics as kind_main_metrics
 from arena.kind import noisy as kind_noisy
 from arena.measured import export, importing
 from arena.measured.store import Store
 from arena.micro.kind import MicroKind
-from arena.micro.suite import FINDINGS
 from arena.report.tables import Cell, Column, Row, Table
 from arena.rest.kind import RestKind
 from arena.soak import kind as soak
@@ -491,7 +490,7 @@ def parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser(
         "run",
-        parents=[_stored(3, "repetitions of every point (default 3)"), _suites()],
+        parents=[_stored(3, "repetitions of every point (default 3)"), _suites(FINDINGS)],
         help="the main job: install, build, verify, measure, report",
     )
     s.add_argument("--impl", nargs="*", default=[], help="implementations (default: all available)")

@@ -10,6 +10,7 @@ from functools import cache
 from arena.errors import UsageError
 from arena.findings.rules import RULES, Rule
 from arena.impls.catalog import SPEC
+from arena.kind import SUITES
 from arena.report.published import Published
 from arena.report.published import parse as parse_published
 
@@ -134,9 +135,6 @@ def _published(kind: str, experiment: str) -> list[Published]:
 @cache
 def _toml(path) -> dict:
     return tomllib.loads(path.read_text(encoding="utf-8"))
-
-
-SUITES = ("quick", "paper", "findings")  # findings: the points the findings need (spec/findings.md)
 
 
 def suites_measuring(test: Test) -> list[str]:

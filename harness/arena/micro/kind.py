@@ -17,13 +17,13 @@ from arena.impls import catalog
 from arena.impls.catalog import Manifest
 from arena.impls.prepare import prepare
 from arena.impls.toolchain import Toolchains, runtime_version
-from arena.kind import Batch, Task, repetitions
+from arena.kind import FINDINGS, Batch, Task, repetitions
 from arena.measured.measurement import Measurement, Outcome
 from arena.measured.stats import NOISY_COV
 from arena.measured.store import Run
 from arena.micro import program, search, suite, tables
 from arena.micro.result import ProgramRun, SpawnSearch
-from arena.micro.suite import FINDINGS, Bench, Limits, Point
+from arena.micro.suite import Bench, Limits, Point
 from arena.report.tables import Report
 
 KIND = "micro"

@@ -12,6 +12,7 @@ import psutil
 from arena.errors import UsageError
 from arena.host import cores
 from arena.impls.catalog import SPEC
+from arena.kind import FINDINGS
 from arena.report import published
 from arena.report.published import Published
 
@@ -26,7 +27,6 @@ PARAMS = {
     "ring": ("procs", "size", "rounds"),
 }
 PROFILES = ("quick", "paper", "check")  # check: the small sizes `arena test` runs
-FINDINGS = "findings"  # the points the seeds' findings need (spec/findings.md), for the benches that have it
 MAX = "max"  # spawn's `--procs max`: the harness searches for the largest N
 # How a point's program starts measuring (a profile's `starts` sweep; none given: warm): "warm" after
 # its warm-up (spec/micro.md), "cold" at once, as the seeds timed a fresh VM's first rounds.

@@ -66,7 +66,7 @@ def _engine_options(options: argparse.Namespace, chosen: list[scenarios.Scenario
         refused = [
             f"{s.id} ({s.profiles[options.suite]['model']['kind']})"
             for s in chosen
-            if not Locust.runs(s.profiles[options.suite]["model"])
+            if options.suite in s.profiles and not Locust.runs(s.profiles[options.suite]["model"])
         ]
         if refused:
             raise UsageError(

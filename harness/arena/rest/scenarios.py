@@ -15,6 +15,7 @@ from pathlib import Path
 
 from arena.errors import UsageError
 from arena.impls.catalog import SPEC
+from arena.kind import FINDINGS
 from arena.report import published
 from arena.report.published import Published
 from arena.rest.steady import Rule
@@ -26,7 +27,9 @@ ENGINE = "loadgen"  # the engine a point is measured with unless the run says ot
 WARMUP = {
     "quick": {"slice_s": 1.0, "max_s": 30.0, "window": 2},
     "paper": {"slice_s": 5.0, "max_s": 120.0, "window": 3},
+    "findings": {"slice_s": 2.0, "max_s": 60.0, "window": 3},
 }
+
 WARMUP_KEYS = {f.name for f in dataclasses.fields(Rule)}
 CEILINGS = ("offered", "think", "hello-delays", "bcrypt")
 
@@ -186,6 +189,8 @@ def load(names: list[str] | None = None) -> list[Scenario]:
 
 
 def points(scenario: Scenario, suite: str) -> list[Point]:
+    if suite == FINDINGS and suite not in scenario.profiles:
+        return []  # only the scenarios some finding needs have it
     if suite not in scenario.profiles:
         raise ScenarioError(f"{scenario.id}: no '{suite}' profile (has: {', '.join(scenario.profiles)})")
     return [Point(scenario, suite, i, dict(p)) for i, p in enumerate(scenario.profiles[suite]["points"])]
