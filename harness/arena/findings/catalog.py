@@ -29,7 +29,7 @@ class Test:
     metric: str
     higher_is_better: bool
     rule: Rule
-    where: dict = field(default_factory=dict)  # parameters every tested point has (a list: one of them)
+    where: dict = field(default_factory=dict)  # parameters every tested point has (a list: one of them, or itself)
     seed_point: dict | None = None  # the seed's own point, when the test may rest on another...
     stand_in: str = ""  # ...and why another keeps the seed's regime: without it, only the seed's point is judged
     cpus: tuple[int, ...] | None = (1,)  # None: every budget measured on cores of its own
@@ -41,7 +41,7 @@ class Test:
     published: list[Published] = field(default_factory=list)  # the seed's values of `metric`
 
     def matches(self, point: dict) -> bool:
-        return all(point.get(name) in _listed(value) for name, value in self.where.items())
+        return all(point.get(name) in [value, *_listed(value)] for name, value in self.where.items())
 
 
 @dataclass(frozen=True)

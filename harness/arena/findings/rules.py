@@ -169,21 +169,36 @@ def _band(values: dict[str, Value], within: float, claim: str) -> Said:
 
 @dataclass(frozen=True)
 class Similar:
-    """`similar = [A, B], within = 0.25`: their values within 25% of each other."""
+    """`similar = [A, B], within = 0.25`: their values within 25% of each other; or, with
+    `within_ms = 200`, within 200 ms — where the seed's values were seconds printed to a tenth, a
+    share of Arena's milliseconds would hold them to a difference the seed could not see."""
 
     similar: list[str]
-    within: float
+    within: float = 0.0
+    within_ms: float | None = None
     axis: ClassVar[None] = None
 
     @classmethod
     def parse(cls, entry: dict) -> Similar:
+        if "within_ms" in entry:
+            return cls(list(entry["similar"]), within_ms=float(entry["within_ms"]))
         return cls(list(entry["similar"]), float(entry["within"]))
 
     def impls(self) -> list[str]:
         return self.similar
 
     def judge(self, case: Case) -> Said:
-        return _band(case.unceiled(self.similar), self.within, "similar")
+        values = case.unceiled(self.similar)
+        if self.within_ms is None:
+            return _band(values, self.within, "similar")
+        shown = ", ".join(f"{impl} {v.show()}" for impl, v in values.items())
+        farthest = max(v.high for v in values.values()) - min(v.low for v in values.values())
+        nearest = max(v.low for v in values.values()) - min(v.high for v in values.values())
+        if farthest <= self.within_ms:
+            return Said(Verdict.AGREES, f"{shown}: within {self.within_ms:g} ms, similar")
+        if nearest > self.within_ms:
+            return Said(Verdict.DISAGREES, f"{shown}: more than {self.within_ms:g} ms apart, against similar")
+        return Said(Verdict.NO_DIFFERENCE, f"{shown}: the intervals do not tell whether within {self.within_ms:g} ms")
 
 
 @dataclass(frozen=True)
