@@ -12,7 +12,9 @@ import pytest
 
 from arena import lifecycle
 from arena.capacity.workloads import load as capacity_workloads
+from arena.cli import findings_suite
 from arena.cli import main as cli
+from arena.console import Console
 from arena.findings import catalog, rules
 from arena.findings import judge as judge_module
 from arena.findings.judge import judge, judge_all
@@ -388,3 +390,39 @@ def test_shared_cores_count_only_where_the_finding_allows_them_and_the_engine_to
     test = dataclasses.replace(b_ab2, shared_cores=allowed)
     shared = Cell("node", {"requests": 10000}, 2, Value(470, 460, 480, 3), 3, 0, flags, engine_share)
     assert judge_module._own(shared, test) is own
+
+
+def test_the_findings_suite_measures_only_what_the_testable_findings_compare():
+    made = findings_suite.plan(catalog.load(), machine=2)
+    items = {item.experiment: item for item in made.items}
+    password = items["thesis-password"]
+    assert password.impls == ("elixir", "go", "node") and password.cpus == (1, 2)  # cpus 2 on shared cores
+    assert "T-Fig2-a" in password.findings and "T-Fig4-a" not in password.findings
+    assert items["spawn"].impls == ("erlang", "go", "scala") and items["spawn"].cpus == (2,)
+    assert items["blog-ab"].impls == ("node",)  # the seed published its values only
+    spawn = "micro --suite findings --bench spawn --impl erlang go scala --cpus 2 --repeat 3"
+    assert " ".join(items["spawn"].argv(3)) == spawn
+    lacking = " ".join(made.lacking)
+    assert "T-Tab7-b: thesis-userinfo needs 65 cores, 2 here" in lacking and "V-Fig5-f" in lacking
+    assert not any(item.kind == "capacity" for item in made.items)
+
+
+def test_measuring_the_suite_stops_at_a_run_that_fails_and_resume_skips_what_is_finished(tmp_path, monkeypatch):
+    monkeypatch.setattr(store_module, "RESULTS", tmp_path)
+    made = findings_suite.plan(catalog.load(), machine=2)
+    ran: list[list[str]] = []
+    status = findings_suite.measure(
+        made, 3, False, lambda argv: ran.append(argv) or (130 if len(ran) == 2 else 0), Console()
+    )
+    assert status == 130 and len(ran) == 2
+    store = Store()  # the first item's run finished, the second's was cut short
+    first, second = made.items[:2]
+    for item, finished in ((first, True), (second, False)):
+        plan = {"kind": item.kind, {"http": "scenario", "micro": "bench"}[item.kind]: [item.experiment]}
+        run = store.start_run(f"r-{item.experiment}", "findings", plan, {"cores": 2}, "abc", False)
+        if finished:
+            store.finish_run(run.id)
+    store.close()
+    ran.clear()
+    assert findings_suite.measure(made, 3, True, lambda argv: ran.append(argv) or 0, Console()) == 0
+    assert ran[0][-2:] == ["--resume", f"r-{second.experiment}"] and len(ran) == len(made.items) - 1

@@ -18,7 +18,7 @@ from pathlib import Path
 from arena import lifecycle
 from arena.capacity.kind import CapacityKind
 from arena.checks import fuzz, verify
-from arena.cli import benchmark, compare, testsuite
+from arena.cli import benchmark, compare, findings_suite, testsuite
 from arena.console import Console
 from arena.dashboard import app as dashboard
 from arena.dashboard.servers import Servers
@@ -42,7 +42,7 @@ from arena.impls import catalog
 from arena.impls.catalog import Manifest
 from arena.impls.prepare import prepare
 from arena.impls.toolchain import Toolchains, runtime_version
-from arena.kind import FINDINGS, Kind
+from arena.kind import FINDINGS, Kind, repetitions
 from arena.kind import main_metrics as kind_main_metrics
 from arena.kind import noisy as kind_noisy
 from arena.measured import export, importing
@@ -312,6 +312,19 @@ def cmd_report(args: argparse.Namespace, console: Console) -> int:
 
 def cmd_findings(args: argparse.Namespace, console: Console) -> int:
     kinds()  # every kind's payload type is known before a measurement is read back
+    if (args.measure or args.plan) and args.run:
+        raise UsageError("--measure and --plan measure the findings suite: name no runs with them")
+    if args.resume and not args.measure:
+        raise UsageError("--resume continues a --measure")
+    if args.measure or args.plan:
+        made = findings_suite.plan(findings_catalog.load(), findings_suite.machine())
+        repeat = repetitions(args.repeat)
+        if args.plan:
+            findings_suite.show(made, repeat, console)
+            return 0
+        status = findings_suite.measure(made, repeat, args.resume, main, console)
+        if status != 0:
+            return status
     store = Store()
     try:
         judged, read = runs.ledger(store, args.run)
@@ -588,6 +601,7 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("run", nargs="*", default=[], help="runs to read (default: the newest of each kind)")
     s.add_argument("--study", nargs="*", choices=STUDIES, default=[], help="only these studies' findings")
     s.add_argument("--verdict", nargs="*", choices=[str(v) for v in Verdict], default=[], help="only these verdicts")
+    findings_suite.add_options(s)
     s.set_defaults(func=cmd_findings)
 
     s = compare.add_parser(sub, _tables())

@@ -1,5 +1,7 @@
 """The stored runs a ledger of verdicts reads: those named, or the newest of each kind (`arena run`,
-`arena micro`, `arena capacity`); where two runs measured the same point, the newer one's."""
+`arena micro`, `arena capacity`), suite and set of experiments — so that the findings suite's runs,
+a scenario or bench each, are read beside a quick run of everything; where two runs measured the
+same point, the newer one's."""
 
 from __future__ import annotations
 
@@ -11,11 +13,12 @@ from arena.measured.store import Run, Store
 
 
 def newest_of_each_kind(store: Store) -> list[Run]:
-    """The newest run of each kind that holds a measurement."""
-    found: dict[str, Run] = {}
+    """The newest run that holds a measurement of each kind, suite and set of experiments."""
+    found: dict[tuple, Run] = {}
     for run, measured, _ in store.runs():  # newest first
         if measured:
-            found.setdefault(run.kind, run)
+            experiments = run.plan.get("scenario") or run.plan.get("bench") or run.plan.get("workload") or []
+            found.setdefault((run.kind, run.suite, tuple(sorted(experiments))), run)
     return list(found.values())
 
 

@@ -33,7 +33,7 @@ MAX_WORKERS = 64
 START_S = 3  # starting and stopping a server, for the ETA (once per repetition: host/starts.py)
 
 
-def _estimate(point: scenarios.Point, cpus: int, first: bool) -> float:
+def estimate(point: scenarios.Point, cpus: int, first: bool) -> float:
     """The start (for a repetition's first point), a warm-up that is steady at once, the measured
     run: as the engine plans it, or a fixed count's requests at the most its load allows."""
     rule = point.warmup()
@@ -163,7 +163,7 @@ class RestKind:
                 # One start a repetition serves its points, the busiest load first (rest/starts.py).
                 ordered = sorted(points, key=lambda p: -nominal_rps(p, cpus))
                 tasks += [
-                    Task(self.name, manifest, point, cpus, repetition, _estimate(point, cpus, i == 0))
+                    Task(self.name, manifest, point, cpus, repetition, estimate(point, cpus, i == 0))
                     for i, point in enumerate(ordered)
                 ]
         starts = stack.enter_context(
