@@ -426,3 +426,20 @@ def test_measuring_the_suite_stops_at_a_run_that_fails_and_resume_skips_what_is_
     ran.clear()
     assert findings_suite.measure(made, 3, True, lambda argv: ran.append(argv) or 0, Console()) == 0
     assert ran[0][-2:] == ["--resume", f"r-{second.experiment}"] and len(ran) == len(made.items) - 1
+
+
+def test_changes_lists_the_verdicts_that_differ_between_the_suites_last_two_measurements(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(store_module, "RESULTS", tmp_path)
+    assert cli.main(["findings", "--changes"]) == 2  # measured once at most: nothing to compare
+    assert "measured twice" in capsys.readouterr().err
+    store = Store()
+    for name, scala in (("s1", 2.0), ("s2", 9.0)):  # Scala the fastest at 1,000, then the slowest
+        run = store.start_run(name, "findings", {"kind": "micro", "bench": ["spawn"]}, {"cores": 2}, "abc", False)
+        for m in spawns({"erlang": 4.0, "scala": scala, "go": 5.0}, 1000, "cold", 2):
+            store.add(run.id, m)
+        store.finish_run(run.id)
+    store.close()
+    assert cli.main(["findings", "--changes"]) == 0
+    out = capsys.readouterr().out
+    assert "differ between runs s1 and s2" in out and "V-Fig4b " in out
+    assert "disagrees" in out and "agrees" in out and "V-Fig4a " not in out

@@ -181,6 +181,9 @@ def add_options(parser: argparse.ArgumentParser) -> None:
         "--measure", action="store_true", help="measure the points the testable findings need, then print the verdicts"
     )
     measuring.add_argument("--plan", action="store_true", help="print those points and their time, measure nothing")
+    measuring.add_argument(
+        "--changes", action="store_true", help="the verdicts that differ between the suite's last two measurements"
+    )
     parser.add_argument("--resume", action="store_true", help="with --measure: continue where it stopped")
     parser.add_argument("--repeat", type=int, default=3, help="with --measure or --plan: repetitions (default 3)")
 

@@ -30,6 +30,7 @@ from arena.findings import catalog as findings_catalog
 from arena.findings import runs
 from arena.findings.catalog import STUDIES
 from arena.findings.judge import judge_all
+from arena.findings.section import changes as findings_changes
 from arena.findings.section import exported, section
 from arena.findings.values import Index
 from arena.findings.verdict import Verdict
@@ -312,8 +313,8 @@ def cmd_report(args: argparse.Namespace, console: Console) -> int:
 
 def cmd_findings(args: argparse.Namespace, console: Console) -> int:
     kinds()  # every kind's payload type is known before a measurement is read back
-    if (args.measure or args.plan) and args.run:
-        raise UsageError("--measure and --plan measure the findings suite: name no runs with them")
+    if (args.measure or args.plan or args.changes) and args.run:
+        raise UsageError("--measure, --plan and --changes read the findings suite's runs: name no runs with them")
     if args.resume and not args.measure:
         raise UsageError("--resume continues a --measure")
     if args.measure or args.plan:
@@ -327,6 +328,8 @@ def cmd_findings(args: argparse.Namespace, console: Console) -> int:
             return status
     store = Store()
     try:
+        if args.changes:
+            return _changes(store, console)
         judged, read = runs.ledger(store, args.run)
     finally:
         store.close()
@@ -341,6 +344,22 @@ def cmd_findings(args: argparse.Namespace, console: Console) -> int:
     for note in made.notes:
         console.line(note)
     return 0
+
+
+def _changes(store: Store, console: Console) -> int:
+    """The verdicts that differ between the findings suite's last two measurements."""
+    before, after = runs.last_two_findings_suites(store)
+    if not before:
+        raise UsageError("--changes needs the findings suite measured twice: `./arena findings --measure` again")
+    table = findings_changes(runs.judged(store, before), runs.judged(store, after))
+    console.line(f"{len(table.rows)} verdict(s) differ between runs {_names(before)} and {_names(after)}", style="bold")
+    if table.rows:
+        console.table(table)
+    return 0
+
+
+def _names(read: list) -> str:
+    return ", ".join(sorted(run.name for run in read))
 
 
 def cmd_compare(args: argparse.Namespace, console: Console) -> int:

@@ -8,18 +8,31 @@ from __future__ import annotations
 from arena.findings import catalog
 from arena.findings.judge import Judgement, judge_all
 from arena.findings.values import Index
+from arena.kind import FINDINGS
 from arena.measured.measurement import Measurement
 from arena.measured.store import Run, Store
 
 
 def newest_of_each_kind(store: Store) -> list[Run]:
     """The newest run that holds a measurement of each kind, suite and set of experiments."""
-    found: dict[tuple, Run] = {}
+    return [runs[0] for runs in _by_kind(store).values()]
+
+
+def last_two_findings_suites(store: Store) -> tuple[list[Run], list[Run]]:
+    """The findings suite's runs before its newest ones, and its newest ones: of each scenario or
+    bench it measured, the run before the newest and the newest (`arena findings --changes`)."""
+    suites = [runs for (_, suite, _), runs in _by_kind(store).items() if suite == FINDINGS]
+    return [runs[1] for runs in suites if len(runs) > 1], [runs[0] for runs in suites]
+
+
+def _by_kind(store: Store) -> dict[tuple, list[Run]]:
+    """The runs that hold a measurement, newest first, by kind, suite and set of experiments."""
+    found: dict[tuple, list[Run]] = {}
     for run, measured, _ in store.runs():  # newest first
         if measured:
             experiments = run.plan.get("scenario") or run.plan.get("bench") or run.plan.get("workload") or []
-            found.setdefault((run.kind, run.suite, tuple(sorted(experiments))), run)
-    return list(found.values())
+            found.setdefault((run.kind, run.suite, tuple(sorted(experiments))), []).append(run)
+    return found
 
 
 def measurements(store: Store, runs: list[Run]) -> list[Measurement]:
@@ -35,8 +48,12 @@ def measurements(store: Store, runs: list[Run]) -> list[Measurement]:
     return kept
 
 
+def judged(store: Store, runs: list[Run]) -> list[Judgement]:
+    return judge_all(Index(measurements(store, runs)), catalog.load())
+
+
 def ledger(store: Store, names: list[str]) -> tuple[list[Judgement], list[Run]]:
     """A verdict on every finding from the runs named (their names, or 'last'), or from the newest
     run of each kind; and the runs read."""
     read = [store.named(name) for name in names] if names else newest_of_each_kind(store)
-    return judge_all(Index(measurements(store, read)), catalog.load()), read
+    return judged(store, read), read

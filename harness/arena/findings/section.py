@@ -65,6 +65,26 @@ def section(judgements: list[Judgement], runs: list[str]) -> Section:
     return Section(HEADING, Table(columns, rows, flags=False), notes=notes, charts=drawn)
 
 
+def changes(before: list[Judgement], after: list[Judgement]) -> Table:
+    """The findings whose verdict differs between two ledgers, with what each rests on now."""
+    was = {j.finding.id: j for j in before}
+    rows = [
+        Row(
+            [
+                Cell(j.finding.id),
+                Cell(was[j.finding.id].verdict, tone=TONE[was[j.finding.id].verdict]),
+                Cell(j.verdict, tone=TONE[j.verdict]),
+                Cell(j.tally.show()),
+                Cell(j.because()),
+            ]
+        )
+        for j in after
+        if j.finding.id in was and was[j.finding.id].verdict != j.verdict
+    ]
+    columns = [Column("finding"), Column("before"), Column("now"), Column("cases"), Column("what it rests on now")]
+    return Table(columns, rows, flags=False)
+
+
 def _evidence(j: Judgement, t: Tested) -> list[charts.Chart]:
     """The values a test's verdict rests on, folded under the table: bars of each runtime at each
     case (and the seed's value, where the rule compares with it), or lines along the rule's axis."""
