@@ -443,3 +443,14 @@ def test_changes_lists_the_verdicts_that_differ_between_the_suites_last_two_meas
     out = capsys.readouterr().out
     assert "differ between runs s1 and s2" in out and "V-Fig4b " in out
     assert "disagrees" in out and "agrees" in out and "V-Fig4a " not in out
+
+
+def test_a_verdict_shows_its_effect_at_the_narrowest_margin():
+    said = rules.Best("a", ["b", "c"]).judge(case({"a": (30,), "b": (20,), "c": (10,)}))
+    assert said.verdict is A and said.effect.startswith("a/b x1.50 [")  # a leads b by the least
+    lower = rules.Order(["a", "b"]).judge(case({"a": (10,), "b": (20,)}, higher=False))
+    assert lower.effect.startswith("a/b x2.00")  # half the latency: twice as good
+    judged = judge(Index(spawns({"erlang": 4.0, "scala": 8.0, "go": 30.0}, 3_000_000, "cold", 2)), finding("V-Fig4a"))
+    assert judged.verdict is A and judged.effect().startswith(
+        "erlang/scala x2.00 [1.93, 2.07] (mode=idiomatic procs=3000000"
+    )

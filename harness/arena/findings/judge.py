@@ -11,7 +11,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from arena.findings.catalog import KINDS, Finding, Test, suites_measuring
-from arena.findings.rules import Case, Missing, Published, order_key
+from arena.findings.rules import Case, Missing, Published, order_key, telling
 from arena.findings.values import Cell, Index
 from arena.findings.verdict import Said, Tally, Verdict, combined
 from arena.host import cores
@@ -48,6 +48,11 @@ class Judgement:
     @property
     def tally(self) -> Tally:
         return sum((t.tally for t in self.tests if not t.test.beside), Tally())
+
+    def effect(self) -> str:
+        """The effect of the case that tells the verdict (rules.telling), among the deciding tests."""
+        cases = [s for t in self.tests if not t.test.beside for s in t.cases]
+        return telling(cases, self.verdict).effect if cases else ""
 
     def because(self) -> str:
         """What the verdict rests on, in a line or two."""
@@ -130,7 +135,9 @@ def _judged(label: str, test: Test, case: Case) -> Said:
         said = test.rule.judge(case)
     except Missing as missing:
         return Said(Verdict.NOT_TESTED, f"{label}: {missing}")
-    return Said(said.verdict, f"{label}: {said.because}")
+    return Said(
+        said.verdict, f"{label}: {said.because}", f"{said.effect} ({label})" if said.effect else "", said.margin
+    )
 
 
 def _cases(test: Test, cells: list[Cell]) -> list[tuple[str, Case]]:

@@ -86,16 +86,29 @@ class Rule(Protocol):
 
 
 def _pairs(case: Case, pairs: list[tuple[str, str]], claim: str) -> Said:
-    """Each pair (better, worse) as claimed: agrees when every pair separates that way."""
+    """Each pair (better, worse) as claimed: agrees when every pair separates that way. Its effect
+    is the narrowest margin: the pair whose claimed-better side leads by the least."""
     case.unceiled(list(dict.fromkeys(i for p in pairs for i in p)))
     outcomes = [case.versus(a, b) for a, b in pairs]
     shown = ", ".join(f"{impl} {case.value(impl).show()}" for impl in dict.fromkeys(i for p in pairs for i in p))
+    effect, margin = min((_lead(case, a, b) for a, b in pairs), key=lambda e: e[1], default=("", None))
     if -1 in outcomes:
         against = [f"{b} above {a}" for (a, b), o in zip(pairs, outcomes, strict=True) if o == -1]
-        return Said(Verdict.DISAGREES, f"{shown}: {', '.join(against)}, against {claim}")
+        return Said(Verdict.DISAGREES, f"{shown}: {', '.join(against)}, against {claim}", effect, margin)
     if all(o == 1 for o in outcomes):
-        return Said(Verdict.AGREES, f"{shown}: {claim}")
-    return Said(Verdict.NO_DIFFERENCE, f"{shown}: intervals overlap")
+        return Said(Verdict.AGREES, f"{shown}: {claim}", effect, margin)
+    return Said(Verdict.NO_DIFFERENCE, f"{shown}: intervals overlap", effect, margin)
+
+
+def _lead(case: Case, better: str, worse: str) -> tuple[str, float]:
+    """How many times the claimed-better side is better, with its interval: above 1 for the claim."""
+    a, b = case.value(better), case.value(worse)
+    over, under = (a, b) if case.higher_is_better else (b, a)
+    r = ratio(_summary(under), _summary(over))
+    if r is None:
+        return "", math.inf
+    spread = f" [{r.low:.2f}, {r.high:.2f}]" if r.low is not None and math.isfinite(r.high or math.inf) else ""
+    return f"{better}/{worse} x{r.value:.2f}{spread}", r.value
 
 
 @dataclass(frozen=True)
@@ -226,12 +239,13 @@ class Ratio:
             if r is None or r.low is None:
                 raise Missing(f"{self.ratio} over {other}: no ratio with an interval")
             shown = f"{self.ratio}/{other} {r.value:.2f} [{r.low:.2f}, {r.high:.2f}]"
+            effect = f"{self.ratio}/{other} x{r.value:.2f} [{r.low:.2f}, {r.high:.2f}]"
             if self.low <= r.low and r.high <= self.high:
-                said.append(Said(Verdict.AGREES, shown))
+                said.append(Said(Verdict.AGREES, shown, effect, r.value))
             elif r.high < self.low or r.low > self.high:
-                said.append(Said(Verdict.DISAGREES, shown))
+                said.append(Said(Verdict.DISAGREES, shown, effect, r.value))
             else:
-                said.append(Said(Verdict.NO_DIFFERENCE, shown))
+                said.append(Said(Verdict.NO_DIFFERENCE, shown, effect, r.value))
         return _all(said, f"{self.low:g}-{self.high:g} times")
 
 
@@ -240,7 +254,19 @@ def _summary(v: Value) -> Summary:
 
 
 def _all(said: list[Said], claim: str) -> Said:
-    return Said(combined([s.verdict for s in said]), "; ".join(s.because for s in said) + f" (claimed: {claim})")
+    verdict = combined([s.verdict for s in said])
+    deciding = telling(said, verdict)
+    return Said(verdict, "; ".join(s.because for s in said) + f" (claimed: {claim})", deciding.effect, deciding.margin)
+
+
+def telling(said: list[Said], verdict: Verdict) -> Said:
+    """The case that tells the verdict: one against it when it disagrees, the narrowest margin of
+    those for it when it agrees, else the first undecided one."""
+    against = [s for s in said if s.verdict is verdict]
+    with_margin = [s for s in against if s.margin is not None]
+    if verdict is Verdict.AGREES and with_margin:
+        return min(with_margin, key=lambda s: s.margin)
+    return (against or said or [Said(verdict, "")])[0]
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,7 @@ def section(judgements: list[Judgement], runs: list[str]) -> Section:
         Column("finding"),
         Column("verdict"),
         Column("cases"),
+        Column("effect"),
         Column("what it rests on"),
         Column("the study said", essential=False),
         Column("source", essential=False),
@@ -47,6 +48,7 @@ def section(judgements: list[Judgement], runs: list[str]) -> Section:
                 Cell(j.finding.id),
                 Cell(j.verdict, tone=TONE[j.verdict]),
                 Cell(j.tally.show()),
+                Cell(j.effect() or "-"),
                 Cell(j.because()),
                 Cell(j.finding.quote),
                 Cell(j.finding.source),
@@ -134,6 +136,7 @@ def exported(judgements: list[Judgement]) -> list[dict]:
             "quote": j.finding.quote,
             "verdict": str(j.verdict),
             "cases": dataclasses.asdict(j.tally),
+            "effect": j.effect(),
             "reason": j.reason,
             "tests": [
                 {
