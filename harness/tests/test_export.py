@@ -6,6 +6,8 @@ import csv
 import io
 import json
 
+import pytest
+
 from arena.capacity.result import CapacitySearch
 from arena.cli import main as cli
 from arena.measured import store as store_module
@@ -128,6 +130,7 @@ def test_other_kinds_export_their_own_values(tmp_path, monkeypatch, capsys):
         "elapsed_s": 0.1,
         "wall_s": 0.3,
         "cpu_s": 0.1,
+        "cores_busy": pytest.approx(1 / 3),  # its CPU time over its wall time
         "peak_rss_kb": 900,
         "steady": True,
         "warmup_s": 0.5,

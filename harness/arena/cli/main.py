@@ -382,7 +382,7 @@ def cmd_export(args: argparse.Namespace, console: Console) -> int:
         store.close()
     verdicts = exported(judge_all(Index(measurements), findings_catalog.load()))
     text = (
-        export.as_json(run, measurements, main, noisy, verdicts, notes)
+        export.as_json(export.document(run, measurements, main, noisy, verdicts, notes))
         if args.format == "json"
         else export.as_csv(run, measurements, args.rows, main, noisy)
     )

@@ -301,16 +301,18 @@ class Published:
 
 
 @dataclass(frozen=True)
-class AtLeast:
-    """`at_least = 2200, impls = [A, B]`: each one's value at least that."""
+class Limit:
+    """`at_least = 2200, impls = [A, B]`: each one's value at least that; `at_most = 1.5`: at most."""
 
-    at_least: float
+    limit: float
     of: list[str]
+    most: bool  # at_most: the values lie below the limit
     axis: ClassVar[None] = None
 
     @classmethod
-    def parse(cls, entry: dict) -> AtLeast:
-        return cls(float(entry["at_least"]), list(entry["impls"]))
+    def parse(cls, entry: dict) -> Limit:
+        most = "at_most" in entry
+        return cls(float(entry["at_most" if most else "at_least"]), list(entry["impls"]), most)
 
     def impls(self) -> list[str]:
         return self.of
@@ -319,46 +321,12 @@ class AtLeast:
         said = []
         for impl in self.of:
             v = case.value(impl)
-            shown = f"{impl} {v.show()}"
-            verdict = (
-                Verdict.AGREES
-                if v.low >= self.at_least
-                else Verdict.DISAGREES
-                if v.high < self.at_least
-                else Verdict.NO_DIFFERENCE
-            )
-            said.append(Said(verdict, shown))
-        return _all(said, f"at least {self.at_least:g}")
-
-
-@dataclass(frozen=True)
-class AtMost:
-    """`at_most = 1.5, impls = [A, B]`: each one's value at most that."""
-
-    at_most: float
-    of: list[str]
-    axis: ClassVar[None] = None
-
-    @classmethod
-    def parse(cls, entry: dict) -> AtMost:
-        return cls(float(entry["at_most"]), list(entry["impls"]))
-
-    def impls(self) -> list[str]:
-        return self.of
-
-    def judge(self, case: Case) -> Said:
-        said = []
-        for impl in self.of:
-            v = case.value(impl)
-            verdict = (
-                Verdict.AGREES
-                if v.high <= self.at_most
-                else Verdict.DISAGREES
-                if v.low > self.at_most
-                else Verdict.NO_DIFFERENCE
-            )
+            # The interval's near end inside the limit agrees; its far end outside disagrees.
+            near, far = (v.high, v.low) if self.most else (-v.low, -v.high)
+            limit = self.limit if self.most else -self.limit
+            verdict = Verdict.AGREES if near <= limit else Verdict.DISAGREES if far > limit else Verdict.NO_DIFFERENCE
             said.append(Said(verdict, f"{impl} {v.show()}"))
-        return _all(said, f"at most {self.at_most:g}")
+        return _all(said, f"at {'most' if self.most else 'least'} {self.limit:g}")
 
 
 @dataclass(frozen=True)
@@ -618,8 +586,8 @@ RULES: dict[str, type] = {
     "similar": Similar,
     "ratio": Ratio,
     "published": Published,
-    "at_least": AtLeast,
-    "at_most": AtMost,
+    "at_least": Limit,
+    "at_most": Limit,
     "fails": Fails,
     "peaks": Peaks,
     "improves": Improves,

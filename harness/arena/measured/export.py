@@ -136,15 +136,9 @@ def document(
     }
 
 
-def as_json(
-    run: Run,
-    measurements: list[Measurement],
-    main: MainMetrics,
-    noisy: Noisy,
-    findings: list[dict] | None = None,
-    notes: list[str] | None = None,
-) -> str:
-    return json.dumps(document(run, measurements, main, noisy, findings, notes), indent=1, default=str) + "\n"
+def as_json(made: dict) -> str:
+    """A document (`document`) as the JSON file the export writes."""
+    return json.dumps(made, indent=1, default=str) + "\n"
 
 
 def as_csv(run: Run, measurements: list[Measurement], rows: str, main: MainMetrics, noisy: Noisy) -> str:
