@@ -33,14 +33,14 @@ A, D, N = Verdict.AGREES, Verdict.DISAGREES, Verdict.NO_DIFFERENCE
 
 
 def cell(
-    impl: str, median: float, half: float = 1.0, n: int = 3, failed: int = 0, ceiling: float | None = None
+    impl: str, median: float, half: float = 1.0, n: int = 3, failed: int = 0, ceiling: float | None = None, numbers=()
 ) -> Cell:
     value = (
         Value(median, median - half, median + half, n, ceiling=ceiling, ceiling_why="2 users' think")
         if failed < n
         else None
     )
-    return Cell(impl, {}, 1, value, n, failed, frozenset())
+    return Cell(impl, {}, 1, value, n, failed, frozenset(), numbers=tuple(numbers))
 
 
 def case(values: dict, higher: bool = True, seed: dict | None = None) -> Case:
@@ -84,6 +84,8 @@ def series(values: dict, higher: bool = True, cpus: int = 1) -> Case:
         (rules.Limit(1.5, ["a"], most=True), case({"a": (1.45, 0.1)}), N),
         (rules.Fails(["a"], ["b"]), case({"a": (1, 1, 3, 3), "b": (5,)}), A),
         (rules.Fails(["a"], ["b"]), case({"a": (1,), "b": (5,)}), D),
+        (rules.Errs(["a", "b"]), case({"a": (2, 0, 1, 0, None, (2,)), "b": (1, 0, 1, 0, None, (1,))}), A),  # once each
+        (rules.Errs(["a", "b"]), case({"a": (2, 0, 2, 0, None, (2, 3)), "b": (0, 0, 2, 0, None, (0, 1))}), D),
         (rules.Peaks(["a"], "pairs", "cpus"), series({"a": {1: (100,), 16: (50,)}}), A),
         (rules.Peaks(["a"], "pairs", "cpus"), series({"a": {1: (50,), 16: (100,)}}), D),
         (rules.Peaks(["a"], "pairs", "cpus"), series({"a": {1: (100, 30), 16: (90, 30)}}), N),
@@ -395,13 +397,15 @@ def test_shared_cores_count_only_where_the_finding_allows_them_and_the_engine_to
 def test_the_findings_suite_measures_only_what_the_testable_findings_compare():
     made = findings_suite.plan(catalog.load(), machine=2)
     items = {item.experiment: item for item in made.items}
-    password = items["thesis-password"]
+    password, cold = [item for item in made.items if item.experiment == "thesis-password"]
     assert password.impls == ("elixir", "go", "node") and password.cpus == (1, 2)  # cpus 2 on shared cores
-    assert "T-Fig2-a" in password.findings and "T-Fig4-a" not in password.findings
+    assert password.points == (1, 2) and "T-Fig2-a" in password.findings and "T-Fig4-a" not in password.findings
+    # bcrypt at cost 20, whose errors are counted: once, on one core, for the findings that count them
+    assert (cold.points, cold.cpus, cold.repeat, cold.findings) == ((3,), (1,), 1, ("T-Fig2-d", "T-6-a"))
     assert items["spawn"].impls == ("erlang", "go", "scala") and items["spawn"].cpus == (2,)
     assert items["blog-ab"].impls == ("node",)  # the seed published its values only
     spawn = "micro --suite findings --bench spawn --impl erlang go scala --cpus 2 --repeat 3"
-    assert " ".join(items["spawn"].argv(3)) == spawn
+    assert " ".join(items["spawn"].argv()) == spawn
     lacking = " ".join(made.lacking)
     assert "T-Tab7-b: thesis-userinfo needs 65 cores, 2 here" in lacking and "V-Fig5-f" in lacking
     assert not any(item.kind == "capacity" for item in made.items)
@@ -412,19 +416,20 @@ def test_measuring_the_suite_stops_at_a_run_that_fails_and_resume_skips_what_is_
     made = findings_suite.plan(catalog.load(), machine=2)
     ran: list[list[str]] = []
     status = findings_suite.measure(
-        made, 3, False, lambda argv: ran.append(argv) or (130 if len(ran) == 2 else 0), Console()
+        made, False, lambda argv: ran.append(argv) or (130 if len(ran) == 2 else 0), Console()
     )
     assert status == 130 and len(ran) == 2
     store = Store()  # the first item's run finished, the second's was cut short
     first, second = made.items[:2]
     for item, finished in ((first, True), (second, False)):
         plan = {"kind": item.kind, {"http": "scenario", "micro": "bench"}[item.kind]: [item.experiment]}
+        plan["point"] = list(item.points)
         run = store.start_run(f"r-{item.experiment}", "findings", plan, {"cores": 2}, "abc", False)
         if finished:
             store.finish_run(run.id)
     store.close()
     ran.clear()
-    assert findings_suite.measure(made, 3, True, lambda argv: ran.append(argv) or 0, Console()) == 0
+    assert findings_suite.measure(made, True, lambda argv: ran.append(argv) or 0, Console()) == 0
     assert ran[0][-2:] == ["--resume", f"r-{second.experiment}"] and len(ran) == len(made.items) - 1
 
 

@@ -77,3 +77,18 @@ def test_a_closed_models_ceiling_is_its_users_cycles():
     assert cycles_rps(model, 1, 0.5) == 2000  # a 0.5 s poll and 0.5 s of thought: one a second each
     assert cycles_rps({"users": 2, "think_ms": [0, 2000]}, 2, 2 * 0.25) == 2 * 2 / 1.5  # two hashes, 1 s think
     assert cycles_rps({"users": 5, "think_ms": [0, 0]}, 1, 0) == float("inf")
+
+
+def test_a_point_may_replace_its_profiles_settings_warmup_and_timeout_and_be_chosen_by_number():
+    password = scenarios.load(["thesis-password"])[0]
+    warm, _, cold = scenarios.points(password, "findings")
+    assert warm.settings() == {"ARENA_BCRYPT_COST": "10"} and warm.warmup() is not None
+    assert cold.settings() == {"ARENA_BCRYPT_COST": "20"} and cold.warmup() is None  # measured from its first request
+    document = cold.engine_scenario(18000, 1, None, None)
+    assert "warmup" not in document and document["timeout_ms"] == 900_000
+    assert "settings" not in document["model"] and document["model"]["duration_s"] == 300
+    assert warm.engine_scenario(18000, 1, None, None)["timeout_ms"] == scenarios.TIMEOUT_MS
+    assert [p.index for p in scenarios.points(password, "findings", [3])] == [2]
+    with pytest.raises(ScenarioError, match=r"thesis-password \[findings\]: no point 4 \(it has 3\)"):
+        scenarios.points(password, "findings", [4])
+    assert scenarios.points(scenarios.load(["records-crud"])[0], "findings") == []  # no finding needs it

@@ -30,21 +30,24 @@ PLANNED = {"http": "scenario", "micro": "bench"}  # the plan's list of the exper
 
 @dataclass(frozen=True)
 class Item:
-    """One run of the suite: a scenario or bench, the implementations and budgets its findings need."""
+    """One run of the suite: a scenario or bench (for a scenario, the points of its profile by
+    number), the implementations and budgets its findings compare, and its repetitions."""
 
     kind: str
     experiment: str
     impls: tuple[str, ...]
     cpus: tuple[int, ...]
+    repeat: int
     findings: tuple[str, ...]
+    points: tuple[int, ...] = ()  # none: every point of the profile
 
-    def argv(self, repeat: int) -> list[str]:
-        budgets = ",".join(map(str, self.cpus))
-        chosen = [OPTION[self.kind], self.experiment, "--impl", *self.impls, "--cpus", budgets]
-        return [COMMAND[self.kind], "--suite", FINDINGS, *chosen, "--repeat", str(repeat)]
+    def argv(self) -> list[str]:
+        chosen = [OPTION[self.kind], self.experiment, *(["--point", *map(str, self.points)] if self.points else [])]
+        chosen += ["--impl", *self.impls, "--cpus", ",".join(map(str, self.cpus))]
+        return [COMMAND[self.kind], "--suite", FINDINGS, *chosen, "--repeat", str(self.repeat)]
 
-    def shown(self, repeat: int) -> str:
-        return "./arena " + " ".join(self.argv(repeat))
+    def shown(self) -> str:
+        return "./arena " + " ".join(self.argv())
 
 
 @dataclass(frozen=True)
@@ -53,9 +56,11 @@ class Plan:
     lacking: list[str]  # each test this machine cannot measure, and what it lacks
 
 
-def plan(findings: list[Finding], machine: int) -> Plan:
-    """The runs the findings' tests need on a machine of `machine` cores, and the tests it cannot
-    give what they need."""
+def plan(findings: list[Finding], machine: int, repeat: int = 3) -> Plan:
+    """The runs the findings' tests need on a machine of `machine` cores, each point `repeat` times
+    unless its tests need fewer (a count of events), and the tests the machine cannot give what
+    they need. A scenario's points are grouped by what their tests need, so that a point one test
+    needs once on one core is not measured three times on two."""
     needed: dict[tuple[str, str], list[tuple[Test, str]]] = {}
     lacking = []
     for finding in findings:
@@ -74,20 +79,40 @@ def plan(findings: list[Finding], machine: int) -> Plan:
             if max(budgets) + engine > machine:
                 lacking.append(f"{finding.id}: {test.experiment} needs {max(budgets) + engine} cores, {machine} here")
                 continue
-            needed.setdefault((test.kind, test.experiment), []).append(
-                (dataclasses.replace(test, cpus=budgets), finding.id)
+            sized = dataclasses.replace(test, cpus=budgets, repetitions=min(test.repetitions or repeat, repeat))
+            needed.setdefault((test.kind, test.experiment), []).append((sized, finding.id))
+    items = []
+    for (kind, experiment), tests in sorted(needed.items()):
+        if kind == "micro":
+            items.append(_item(kind, experiment, tests))
+            continue
+        # A scenario's points, grouped by the implementations, budgets and repetitions their tests need.
+        groups: dict[tuple, list[Item]] = {}
+        for point in scenarios.points(scenarios.load([experiment])[0], FINDINGS):
+            mine = [(test, finding) for test, finding in tests if test.matches(point.params)]
+            if mine:
+                made = dataclasses.replace(_item(kind, experiment, mine), points=(point.index + 1,))
+                groups.setdefault((made.impls, made.cpus, made.repeat), []).append(made)
+        items += [
+            dataclasses.replace(
+                alike[0],
+                findings=tuple(dict.fromkeys(f for item in alike for f in item.findings)),
+                points=tuple(p for item in alike for p in item.points),
             )
-    items = [
-        Item(
-            kind,
-            experiment,
-            tuple(sorted({impl for test, _ in tests for impl in _impls(test)})),
-            tuple(sorted({cpus for test, _ in tests for cpus in test.cpus or ()})),
-            tuple(dict.fromkeys(finding for _, finding in tests)),
-        )
-        for (kind, experiment), tests in sorted(needed.items())
-    ]
+            for alike in groups.values()
+        ]
     return Plan(items, lacking)
+
+
+def _item(kind: str, experiment: str, tests: list[tuple[Test, str]]) -> Item:
+    return Item(
+        kind,
+        experiment,
+        tuple(sorted({impl for test, _ in tests for impl in _impls(test)})),
+        tuple(sorted({cpus for test, _ in tests for cpus in test.cpus or ()})),
+        max(test.repetitions or 1 for test, _ in tests),
+        tuple(dict.fromkeys(finding for _, finding in tests)),
+    )
 
 
 def _budgets(test: Test, machine: int) -> tuple[int, ...]:
@@ -105,29 +130,29 @@ def _impls(test: Test) -> list[str]:
     return test.rule.impls() or [v["impl"] for p in test.published for v in p.values]
 
 
-def estimate_s(item: Item, repeat: int) -> float:
+def estimate_s(item: Item) -> float:
     """How long the item's run measures, by its kind's own estimates (builds and checks aside)."""
     if item.kind == "micro":
         rows = impls.rows(list(item.impls), impls.load_micro, lambda _: None)
         bench = micro_suite.load([item.experiment])
-        tasks, _ = micro_kind.plan_tasks(rows, bench, {"suite": FINDINGS, "cpus": list(item.cpus), "repeat": repeat})
+        plan_ = {"suite": FINDINGS, "cpus": list(item.cpus), "repeat": item.repeat}
+        tasks, _ = micro_kind.plan_tasks(rows, bench, plan_)
         return sum(task.estimate_s for task in tasks)
     scenario = scenarios.load([item.experiment])[0]
     # A closed model's window is its duration; a fixed count's, its requests at the most its load allows.
-    points = [
-        dataclasses.replace(p, planned_s=p.model().get("duration_s")) for p in scenarios.points(scenario, FINDINGS)
-    ]
+    chosen = scenarios.points(scenario, FINDINGS, list(item.points))
+    points = [dataclasses.replace(p, planned_s=p.model().get("duration_s")) for p in chosen]
     each = sum(rest_kind.estimate(point, cpus, i == 0) for cpus in item.cpus for i, point in enumerate(points))
-    return each * len(item.impls) * repeat
+    return each * len(item.impls) * item.repeat
 
 
-def show(made: Plan, repeat: int, console: Console) -> None:
+def show(made: Plan, console: Console) -> None:
     """The plan: each run with the findings it serves and its time, then what this machine lacks."""
     total = 0.0
     for i, item in enumerate(made.items, 1):
-        seconds = estimate_s(item, repeat)
+        seconds = estimate_s(item)
         total += seconds
-        console.line(f"[{i}/{len(made.items)}] {item.shown(repeat)}  (~{seconds / 60:.0f} min)")
+        console.line(f"[{i}/{len(made.items)}] {item.shown()}  (~{seconds / 60:.0f} min)")
         console.line(f"        for {', '.join(item.findings)}")
     console.line(f"about {total / 60:.0f} min of measuring, besides building and checking each implementation once")
     if made.lacking:
@@ -136,12 +161,12 @@ def show(made: Plan, repeat: int, console: Console) -> None:
             console.line(f"  {line}")
 
 
-def measure(made: Plan, repeat: int, resume: bool, run: Callable[[list[str]], int], console: Console) -> int:
+def measure(made: Plan, resume: bool, run: Callable[[list[str]], int], console: Console) -> int:
     """Runs each item in turn (`run` takes a command line); with `resume`, continues an unfinished
     findings run of an item and skips an item that has a finished one. Stops at the first run that
     does not end well, and says how to continue."""
     for i, item in enumerate(made.items, 1):
-        argv = item.argv(repeat)
+        argv = item.argv()
         if resume:
             newest = _newest(item)
             if newest is not None and newest.finished is not None:
@@ -158,7 +183,7 @@ def measure(made: Plan, repeat: int, resume: bool, run: Callable[[list[str]], in
 
 
 def _newest(item: Item) -> Run | None:
-    """The newest findings run of the item's experiment alone, finished or not."""
+    """The newest findings run of the item's experiment (and points) alone, finished or not."""
     store = Store()
     try:
         return next(
@@ -168,6 +193,7 @@ def _newest(item: Item) -> Run | None:
                 if run.kind == item.kind
                 and run.suite == FINDINGS
                 and run.plan.get(PLANNED[item.kind]) == [item.experiment]
+                and run.plan.get("point", []) == list(item.points)
             ),
             None,
         )

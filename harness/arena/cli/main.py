@@ -318,12 +318,11 @@ def cmd_findings(args: argparse.Namespace, console: Console) -> int:
     if args.resume and not args.measure:
         raise UsageError("--resume continues a --measure")
     if args.measure or args.plan:
-        made = findings_suite.plan(findings_catalog.load(), findings_suite.machine())
-        repeat = repetitions(args.repeat)
+        made = findings_suite.plan(findings_catalog.load(), findings_suite.machine(), repetitions(args.repeat))
         if args.plan:
-            findings_suite.show(made, repeat, console)
+            findings_suite.show(made, console)
             return 0
-        status = findings_suite.measure(made, repeat, args.resume, main, console)
+        status = findings_suite.measure(made, args.resume, main, console)
         if status != 0:
             return status
     store = Store()
@@ -527,6 +526,9 @@ def parser() -> argparse.ArgumentParser:
     )
     s.add_argument("--impl", nargs="*", default=[], help="implementations (default: all available)")
     s.add_argument("--scenario", nargs="*", default=[], help="experiments of spec/scenarios/ (default: all)")
+    s.add_argument(
+        "--point", nargs="*", type=int, default=[], help="only these points of its profile, by number (default: all)"
+    )
     s.add_argument("--cpus", help="core budgets, e.g. 1 or 1,2 (default: 1, 2, 4, … leaving a core for the engine)")
     s.add_argument("--db-url", **DB_URL)
     s.add_argument(

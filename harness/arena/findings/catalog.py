@@ -37,6 +37,7 @@ class Test:
     shared_cores: str = ""  # why a budget whose cores the engine shared may be judged (judge.SHARED_ENGINE)
     least_cases: int = 1  # a claim made in every condition agrees only on this many cases measured
     beside: str = ""  # what a test shown beside the verdict, and not deciding it, adds (e.g. warmed runs)
+    repetitions: int | None = None  # fewer than the suite's where one is enough (a count of events)
     not_here: str = ""  # a condition no run here meets: the test is never made
     published: list[Published] = field(default_factory=list)  # the seed's values of `metric`
 
@@ -114,6 +115,7 @@ def _test(where: str, entry: dict) -> Test:
         shared_cores=entry.get("shared_cores", ""),
         least_cases=int(entry.get("least_cases", 1)),
         beside=entry.get("beside", ""),
+        repetitions=entry.get("repetitions"),
         not_here=entry.get("not_here", ""),
         published=[p for p in _published(entry["kind"], entry["experiment"]) if p.metric == entry["metric"]],
     )
@@ -163,7 +165,12 @@ def _sweep(profile: dict) -> dict:
 def _has(point: dict, where: dict) -> bool:
     """Whether a profile's point (its lists are sweeps) includes every parameter `where` names, at
     one of the values it names."""
-    return all(set(_listed(point.get(name))) & set(_listed(value)) for name, value in where.items())
+    return all(_overlap(point.get(name), value) for name, value in where.items())
+
+
+def _overlap(have, want) -> bool:
+    """Whether a profile's value (a sweep, when a list) meets a `where` value (one of, when a list)."""
+    return have == want or any(h == w for h in _listed(have) for w in _listed(want))
 
 
 def _listed(value) -> list:

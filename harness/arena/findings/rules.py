@@ -330,6 +330,33 @@ class Limit:
 
 
 @dataclass(frozen=True)
+class Errs:
+    """`errs = [A, B]`, on a count of failed requests: every repetition of each failed some. A count
+    of events needs no interval: one repetition that failed none is against the claim."""
+
+    errs: list[str]
+    axis: ClassVar[None] = None
+
+    @classmethod
+    def parse(cls, entry: dict) -> Errs:
+        return cls(list(entry["errs"]))
+
+    def impls(self) -> list[str]:
+        return self.errs
+
+    def judge(self, case: Case) -> Said:
+        said = []
+        for impl in self.errs:
+            cell = case.cells.get(impl)
+            if cell is None or not cell.numbers:
+                raise Missing(f"no measurement of {impl}")
+            counts = "/".join(f"{n:g}" for n in cell.numbers)
+            verdict = Verdict.AGREES if min(cell.numbers) >= 1 else Verdict.DISAGREES
+            said.append(Said(verdict, f"{impl} failed requests by repetition {counts}"))
+        return _all(said, "every repetition of each failed some requests")
+
+
+@dataclass(frozen=True)
 class Fails:
     """`fails = [A], completes = [B]`: every repetition of A failed, none of B did."""
 
@@ -589,6 +616,7 @@ RULES: dict[str, type] = {
     "at_least": Limit,
     "at_most": Limit,
     "fails": Fails,
+    "errs": Errs,
     "peaks": Peaks,
     "improves": Improves,
     "worsens": Worsens,

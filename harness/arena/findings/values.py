@@ -97,6 +97,7 @@ class Cell:
     failed: int  # repetitions that produced no measurement: failed, or not run after a smaller point failed
     flags: frozenset[str]
     engine_share: float | None = None  # the most of a core the load engine used in one repetition (REST)
+    numbers: tuple[float, ...] = ()  # the metric of each repetition that counts, as measured
 
 
 class Index:
@@ -124,5 +125,5 @@ class Index:
             failed = sum(1 for m in group if not m.measured)
             busy = [v["engine_cpu_s"] / v["elapsed_s"] for v in map(values_of, group) if _positive(v, "elapsed_s")]
             engine = max(busy, default=None)
-            found.append(Cell(impl, json.loads(point), cpus, value, len(group), failed, flags, engine))
+            found.append(Cell(impl, json.loads(point), cpus, value, len(group), failed, flags, engine, tuple(numbers)))
         return found

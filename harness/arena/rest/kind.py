@@ -40,7 +40,7 @@ def estimate(point: scenarios.Point, cpus: int, first: bool) -> float:
     length = measure.run_length(point)
     if point.planned_s is None and math.isfinite(rate := nominal_rps(point, cpus)):
         length = point.model()["requests"] * len(point.scenario.steps) / rate
-    return START_S * first + rule.window * rule.slice_s + length
+    return START_S * first + (rule.window * rule.slice_s if rule else 0.0) + length
 
 
 def _engine_options(options: argparse.Namespace, chosen: list[scenarios.Scenario]) -> dict:
@@ -93,10 +93,13 @@ class RestKind:
         self.db_url = options.db_url
         chosen = [s for s in scenarios.load(options.scenario) if not s.pending]
         catalog.rows(options.impl, catalog.load, lambda _: None)  # unknown names fail here; warnings come later
+        if options.point and len(options.scenario) != 1:
+            raise UsageError("--point numbers the points of one scenario's profile: name that one with --scenario")
         return {
             "suite": options.suite,
             "impl": options.impl,
             "scenario": options.scenario,
+            "point": options.point,
             "cpus": cores.measured_budgets(options.cpus),
             "repeat": repetitions(options.repeat),
             **_engine_options(options, chosen),
@@ -138,7 +141,7 @@ class RestKind:
         users = reference.users_file(USERS_ROWS) if any(s.users_csv for s in chosen) else None
         points = []
         for scenario in chosen:
-            for point in scenarios.points(scenario, plan["suite"]):
+            for point in scenarios.points(scenario, plan["suite"], plan.get("point", [])):
                 for name, engine in engines.items():
                     if name == "locust" and not Locust.runs(point.model()):
                         continue  # --engine both: Locust measures what it can

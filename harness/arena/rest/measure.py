@@ -62,16 +62,18 @@ def measure(
         if point.scenario.database and db is not None:
             db.reset()
         server, before, age_s = starts.server(task, server_cores, phase)
-        document = point.engine_scenario(server.port, task.cpus, users, rule.max_s + length + SLACK_S, server.host)
+        warm_s = rule.max_s if rule else 0.0
+        document = point.engine_scenario(server.port, task.cpus, users, warm_s + length + SLACK_S, server.host)
         parameters |= {"engine": document, "start": {"points_before": before, "process_age_s": round(age_s, 3)}}
         phase("warm-up, then measure")
         db_sampling = Sampler(sampled_db, proportional=True) if sampled_db else contextlib.nullcontext()
         with Sampler(server) as sampler, db_sampling as db_sampler:
-            run = engine.run(document, engine_cores, rule.max_s + length + 2 * SLACK_S)
+            run = engine.run(document, engine_cores, warm_s + length + 2 * SLACK_S)
         if not server.alive():
             flags.append("crashed")
-        # The bcrypt ceiling's hash time, on the server as it was measured: warm, and now idle.
-        bcrypt = ceiling.kind_of(point) == "bcrypt" and "crashed" not in flags
+        # The bcrypt ceiling's hash time, on the server as it was measured: warm, and now idle (a
+        # cold point's server was not warm, and its hashes at cost 20 would take minutes).
+        bcrypt = ceiling.kind_of(point) == "bcrypt" and "crashed" not in flags and rule is not None
         hash_s = ceiling.hash_seconds(server.port, server.host) if bcrypt else None
         lost = _database_lost(db) if point.scenario.database and db is not None else None
     except (ServerError, EngineError, DatabaseError, OSError) as err:
@@ -80,9 +82,9 @@ def measure(
             flags.append("crashed")
         starts.close()  # a server in an unknown state measures nothing more
         return task.measurement(Outcome.FAILED, reason=str(err), flags=flags, versions=versions, parameters=parameters)
-    warm = steady.of_result(run.result, rule)
+    warm = steady.of_result(run.result, rule) if rule else None
     # The server's CPU and memory over the measured window alone, not its warm-up.
-    opened = run.result["started_unix_ms"] / 1000 + run.result["warmup"]["measured_from_s"]
+    opened = run.result["started_unix_ms"] / 1000 + (run.result["warmup"]["measured_from_s"] if rule else 0.0)
     closed = opened + run.result["elapsed_s"]
     cpu_s, peak_rss_kb = sampler.window(opened, closed)
     db_cpu_s, db_peak_pss_kb = db_sampler.window(opened, closed) if db_sampler else (None, None)
@@ -94,7 +96,7 @@ def measure(
         flags.append("errors")
     if run.busy(len(engine_cores)) > ENGINE_BOUND:
         flags.append("engine-bound")
-    if not warm.steady:
+    if warm is not None and not warm.steady:
         flags.append("unsteady")
     versions["engine"] = run.version
     result = HttpResult(
@@ -111,7 +113,7 @@ def measure(
         process_age_s=age_s,
         db_cpu_s=db_cpu_s,
         db_peak_pss_kb=db_peak_pss_kb,
-        warmup=dataclasses.asdict(warm) | {"steady_s": warm.steady_s},
+        warmup=dataclasses.asdict(warm) | {"steady_s": warm.steady_s} if warm else None,
         ceiling=dataclasses.asdict(limit) if limit else None,
     )
     if lost:  # what the engine saw is kept, but it measured a server without its database: a failure

@@ -31,6 +31,11 @@ WARMUP = {
 }
 
 WARMUP_KEYS = {f.name for f in dataclasses.fields(Rule)}
+COLD = "none"  # a profile's `warmup = "none"`: measured from its first request (Point.warmup)
+OVERRIDES = ("settings", "warmup", "timeout_ms")  # a point's own keys that replace its profile's
+# How long the engine waits for an answer unless the profile says (`timeout_ms`): a request that
+# takes longer fails, so a profile whose requests take minutes (bcrypt at cost 20) says more.
+TIMEOUT_MS = 120_000
 CEILINGS = ("offered", "think", "hello-delays", "bcrypt")
 
 
@@ -85,11 +90,14 @@ class Point:
         return " ".join(f"{k}={v}" for k, v in self.shown.items())
 
     def profile(self) -> dict:
-        return self.scenario.profiles[self.suite]
+        """Its profile, where the point's own `settings`, `warmup` or `timeout_ms` replace the
+        profile's (the findings profile's bcrypt at cost 20, measured cold)."""
+        profile = self.scenario.profiles[self.suite]
+        return {**profile, **{key: self.params[key] for key in OVERRIDES if key in self.params}}
 
     def model(self) -> dict:
         """The profile's model with this point's keys, as the scenario file writes it."""
-        return {**self.profile()["model"], **self.params}
+        return {**self.profile()["model"], **{k: v for k, v in self.params.items() if k not in OVERRIDES}}
 
     def model_on(self, cpus: int) -> dict:
         """The model on a core budget: `users_per_core` becomes `users`."""
@@ -101,8 +109,12 @@ class Point:
     def settings(self) -> dict[str, str]:
         return dict(self.profile().get("settings", {}))
 
-    def warmup(self) -> Rule:
-        """The profile's warm-up (slice and bound), with the rule's defaults for the rest."""
+    def warmup(self) -> Rule | None:
+        """The profile's warm-up (slice and bound), with the rule's defaults for the rest; None for
+        a profile measured cold (`warmup = "none"`): from its first request, as a seed's minute-long
+        requests were, where no warm-up could become steady before the measurement ends."""
+        if self.profile().get("warmup") == COLD:
+            return None
         return Rule(**{**WARMUP[self.suite], **self.profile().get("warmup", {})})
 
     def engine_scenario(
@@ -122,9 +134,10 @@ class Point:
             "model": model,
             "steps": steps,
             "keep_alive": keep_alive,
-            "timeout_ms": 120_000,
-            "warmup": self.warmup().document(),
+            "timeout_ms": profile.get("timeout_ms", TIMEOUT_MS),
         }
+        if (rule := self.warmup()) is not None:
+            document["warmup"] = rule.document()
         if max_duration_s is not None:
             document["max_duration_s"] = max_duration_s
         if users_csv is not None:
@@ -167,13 +180,19 @@ def parse(path: Path) -> Scenario:
     if scenario.ceiling and scenario.ceiling not in CEILINGS:
         raise ScenarioError(f"{path.name}: ceiling must be one of {', '.join(CEILINGS)}")
     for suite, profile in scenario.profiles.items():
-        warmup = profile.get("warmup", {})
-        if not isinstance(warmup, dict) or set(warmup) - WARMUP_KEYS:
-            raise ScenarioError(f"{path.name} [{suite}]: warmup is a table of {', '.join(sorted(WARMUP_KEYS))}")
         if not isinstance(profile.get("model"), dict):
             raise ScenarioError(f"{path.name} [{suite}]: no model table (the engine's load model)")
         if not profile.get("points"):
             raise ScenarioError(f"{path.name} [{suite}]: no points")
+        for point in profile["points"]:  # a point may replace its profile's warm-up and timeout
+            own = {**profile, **point}
+            warmup = own.get("warmup", {})
+            if warmup != COLD and (not isinstance(warmup, dict) or set(warmup) - WARMUP_KEYS):
+                keys = ", ".join(sorted(WARMUP_KEYS))
+                raise ScenarioError(f'{path.name} [{suite}]: warmup is a table of {keys}, or "{COLD}"')
+            timeout = own.get("timeout_ms", TIMEOUT_MS)
+            if not isinstance(timeout, int) or timeout <= 0:
+                raise ScenarioError(f"{path.name} [{suite}]: timeout_ms is a positive whole number of milliseconds")
     return scenario
 
 
@@ -188,9 +207,13 @@ def load(names: list[str] | None = None) -> list[Scenario]:
     return scenarios
 
 
-def points(scenario: Scenario, suite: str) -> list[Point]:
+def points(scenario: Scenario, suite: str, chosen: list[int] | None = None) -> list[Point]:
+    """The profile's points, or those `chosen` by number (1 the first: `arena run --point`)."""
     if suite == FINDINGS and suite not in scenario.profiles:
         return []  # only the scenarios some finding needs have it
     if suite not in scenario.profiles:
         raise ScenarioError(f"{scenario.id}: no '{suite}' profile (has: {', '.join(scenario.profiles)})")
-    return [Point(scenario, suite, i, dict(p)) for i, p in enumerate(scenario.profiles[suite]["points"])]
+    made = [Point(scenario, suite, i, dict(p)) for i, p in enumerate(scenario.profiles[suite]["points"])]
+    if unknown := [n for n in chosen or [] if not 1 <= n <= len(made)]:
+        raise ScenarioError(f"{scenario.id} [{suite}]: no point {unknown[0]} (it has {len(made)})")
+    return [p for p in made if not chosen or p.index + 1 in chosen]
