@@ -409,6 +409,7 @@ def test_the_findings_suite_measures_only_what_the_testable_findings_compare():
     lacking = " ".join(made.lacking)
     assert "T-Tab7-b: thesis-userinfo needs 65 cores, 2 here" in lacking and "V-Fig5-f" in lacking
     assert not any(item.kind == "capacity" for item in made.items)
+    assert sum(findings_suite.estimate_s(item) for item in made.items) < 110 * 60  # within 120 min, built
 
 
 def test_measuring_the_suite_stops_at_a_run_that_fails_and_resume_skips_what_is_finished(tmp_path, monkeypatch):

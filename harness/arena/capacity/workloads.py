@@ -134,6 +134,9 @@ class Point:
         """The server settings its workload needs (a shared start's: host/starts.py)."""
         return self.workload.settings
 
+    def db_delay_s(self) -> float:
+        return 0.0  # a workload's database answers on loopback (spec/capacity.md)
+
     @property
     def label(self) -> str:
         if self.clients:

@@ -139,11 +139,18 @@ def estimate_s(item: Item) -> float:
         tasks, _ = micro_kind.plan_tasks(rows, bench, plan_)
         return sum(task.estimate_s for task in tasks)
     scenario = scenarios.load([item.experiment])[0]
-    # A closed model's window is its duration; a fixed count's, its requests at the most its load allows.
     chosen = scenarios.points(scenario, FINDINGS, list(item.points))
-    points = [dataclasses.replace(p, planned_s=p.model().get("duration_s")) for p in chosen]
+    points = [dataclasses.replace(p, planned_s=_window_s(p.model())) for p in chosen]
     each = sum(rest_kind.estimate(point, cpus, i == 0) for cpus in item.cpus for i, point in enumerate(points))
     return each * len(item.impls) * item.repeat
+
+
+def _window_s(model: dict) -> float | None:
+    """A closed model's window is its duration, an open one's its arrivals at their rate; a fixed
+    count's (None) is its requests at the most its load allows (rest/kind.py)."""
+    if "duration_s" in model:
+        return model["duration_s"]
+    return model["iterations"] / model["rate"] if model["kind"] == "open" else None
 
 
 def show(made: Plan, console: Console) -> None:

@@ -19,8 +19,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
+from urllib.parse import urlsplit
 
 from arena.host.database import Database
+from arena.host.delay import DelayProxy
 from arena.host.process import Server, free_port, running
 from arena.kind import Task
 
@@ -35,6 +37,8 @@ class Point(Protocol):
     def key(self) -> str: ...
 
     def settings(self) -> dict[str, str]: ...
+
+    def db_delay_s(self) -> float: ...  # held each way between server and database (host/delay.py)
 
 
 def start_settings(points: list[Point]) -> dict[tuple[str, str], dict[str, str]]:
@@ -67,18 +71,24 @@ class Starts:
         # Every start is given these, kept out of the stored settings: the database (ARENA_DB_URL)
         # and where to listen (ARENA_HOST: loopback, or where remote load generators reach it).
         self.given = {"ARENA_HOST": host} | ({"ARENA_DB_URL": db.url} if db else {})
+        self.db = db
         self.current: Start | None = None
 
     def server(self, task: Task, cores: list[int], phase: Callable[[str], None]) -> tuple[Server, int, float]:
         """A ready server for the task; how many points it measured before, and its age in seconds."""
         settings = self.settings[(task.point.experiment, task.point.key)]
-        key = (task.manifest.name, task.cpus, task.repetition, tuple(sorted(settings.items())))
+        delay_s = task.point.db_delay_s()
+        key = (task.manifest.name, task.cpus, task.repetition, tuple(sorted(settings.items())), delay_s)
         if self.current is None or self.current.key != key or not self.current.server.alive():
             self.close()
             phase("start")
             stack = contextlib.ExitStack()
             try:
                 given = {**settings, **self.given}
+                if delay_s and self.db is not None:  # the database across a stated distance
+                    where = urlsplit(self.db.url)
+                    proxy = stack.enter_context(DelayProxy(where.hostname or "127.0.0.1", where.port or 5432, delay_s))
+                    given["ARENA_DB_URL"] = proxy.url(self.db.url)
                 server = stack.enter_context(running(task.manifest, task.cpus, free_port(), given, cores))
             except BaseException:
                 stack.close()

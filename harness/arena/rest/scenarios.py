@@ -32,7 +32,7 @@ WARMUP = {
 
 WARMUP_KEYS = {f.name for f in dataclasses.fields(Rule)}
 COLD = "none"  # a profile's `warmup = "none"`: measured from its first request (Point.warmup)
-OVERRIDES = ("settings", "warmup", "timeout_ms")  # a point's own keys that replace its profile's
+OVERRIDES = ("settings", "warmup", "timeout_ms", "db_delay_ms")  # a point's own keys that replace its profile's
 # How long the engine waits for an answer unless the profile says (`timeout_ms`): a request that
 # takes longer fails, so a profile whose requests take minutes (bcrypt at cost 20) says more.
 TIMEOUT_MS = 120_000
@@ -108,6 +108,11 @@ class Point:
 
     def settings(self) -> dict[str, str]:
         return dict(self.profile().get("settings", {}))
+
+    def db_delay_s(self) -> float:
+        """How long the harness holds what passes between the server and its database, each way
+        (`db_delay_ms`: a seed's database across the internet; host/delay.py)."""
+        return self.profile().get("db_delay_ms", 0) / 1000
 
     def warmup(self) -> Rule | None:
         """The profile's warm-up (slice and bound), with the rule's defaults for the rest; None for
@@ -193,6 +198,11 @@ def parse(path: Path) -> Scenario:
             timeout = own.get("timeout_ms", TIMEOUT_MS)
             if not isinstance(timeout, int) or timeout <= 0:
                 raise ScenarioError(f"{path.name} [{suite}]: timeout_ms is a positive whole number of milliseconds")
+            delay = own.get("db_delay_ms", 0)
+            if not isinstance(delay, int | float) or not 0 <= delay <= 10_000 or (delay and not scenario.database):
+                raise ScenarioError(
+                    f"{path.name} [{suite}]: db_delay_ms is 0..10000 ms, for a scenario with a database"
+                )
     return scenario
 
 
