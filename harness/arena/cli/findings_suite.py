@@ -171,7 +171,9 @@ def show(made: Plan, console: Console) -> None:
 def measure(made: Plan, resume: bool, run: Callable[[list[str]], int], console: Console) -> int:
     """Runs each item in turn (`run` takes a command line); with `resume`, continues an unfinished
     findings run of an item and skips an item that has a finished one. Stops at the first run that
-    does not end well, and says how to continue."""
+    does not end well, and says how to continue. Each run shows its own progress; before it, what
+    the suite has left by the kinds' estimates."""
+    left = [estimate_s(item) for item in made.items]
     for i, item in enumerate(made.items, 1):
         argv = item.argv()
         if resume:
@@ -182,6 +184,7 @@ def measure(made: Plan, resume: bool, run: Callable[[list[str]], int], console: 
             if newest is not None:
                 argv += ["--resume", newest.name]
         console.line(f"\n[{i}/{len(made.items)}] ./arena {' '.join(argv)}  (for {', '.join(item.findings)})")
+        console.line(f"        about {sum(left[i - 1 :]) / 60:.0f} min of the suite's measuring left")
         status = run(argv)
         if status != 0:
             console.line(f"\nstopped at {item.experiment}: `./arena findings --measure --resume` continues")
