@@ -44,10 +44,10 @@ SETUP_MAX_S = 120
 START_S = 5
 SATURATE_S = 3
 PROBE_S = 3
-FIRST_PROBES, HINTED_PROBES = 8, 4
-# How likely a start beyond the least a cell takes is needed, halved for each one after: a guess
-# for the ETA until the suite has measured it.
-LIKELY_MORE = 0.5
+FIRST_PROBES, HINTED_PROBES = 8, 7  # the medians of run 20261128-004214 (spec/capacity.md, "Time")
+# How likely a start beyond the least a cell takes is needed, and each one after it by as much
+# again: 45 of that run's 54 cells took a third start.
+LIKELY_MORE = 0.8
 
 
 class CapacityKind:
