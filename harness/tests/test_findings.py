@@ -217,7 +217,8 @@ def test_swapping_two_implementations_flips_the_verdicts_that_compare_them():
     assert swapped.verdict is D and "above" in swapped.because()
     # its other test needs `arena run`, which was not read: said, with the command that would run it
     (http,) = [t for t in agreed.tests if t.test.kind == "http"]
-    assert http.verdict is Verdict.NOT_TESTED and "`./arena run --scenario thesis-userinfo`" in http.reason
+    assert http.verdict is Verdict.NOT_TESTED
+    assert "`./arena run --scenario thesis-userinfo --suite findings`" in http.reason
 
 
 def test_a_value_published_at_the_budget_wins_over_one_published_without():

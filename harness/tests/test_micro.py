@@ -208,6 +208,7 @@ def test_a_cold_start_measures_at_once_in_a_row_beside_the_warm_one(tmp_path):
     (section, _) = tables.report("t", [ring], [cold, warm], [], {"cores": 2}).sections
     assert [r.cells[4].show() for r in section.table.rows] == ["size=100 rounds=10 cold", "size=100 rounds=10 warm"]
     assert [r.flags for r in section.table.rows] == [[], []]  # a cold start claims no steadiness: not unsteady
+    assert tables.warmup_section([ring], [cold]) is None  # nor has it a warm-up to show
 
 
 def test_the_findings_profile_sweeps_cold_and_warm_starts_on_both_cores():

@@ -92,7 +92,9 @@ def _tested(index: Index, test: Test) -> Tested:
     if test.not_here:
         return Tested(test, Verdict.NOT_TESTED, reason=test.not_here)
     if test.kind not in index.kinds:
-        return Tested(test, Verdict.NOT_TESTED, reason=f"no `{KINDS[test.kind]}` run read: {_command(test)}")
+        return Tested(
+            test, Verdict.NOT_TESTED, reason=f"no `{KINDS[test.kind]}` run read: {_command(test, _suite(test))}"
+        )
     measured = index.cells(test.kind, test.experiment, test.metric, test.higher_is_better)
     cells = [
         c for c in measured if test.matches(c.point) and _own(c, test) and (test.cpus is None or c.cpus in test.cpus)
@@ -202,24 +204,22 @@ def _label(point: dict) -> str:
 def _unmeasured(measured: list[Cell], test: Test) -> str:
     """Why a test found nothing to judge among the experiment's cells, and what would measure it."""
     if not measured:
-        return f"{test.experiment} is not in the runs read: {_command(test)}"
+        return f"{test.experiment} is not in the runs read: {_command(test, _suite(test))}"
     if not any(test.matches(c.point) for c in measured):
-        suites = suites_measuring(test)
-        if not suites:
+        if not suites_measuring(test):
             return f"no suite measures {_label(test.where)}"
-        return f"needs {_label(test.where)}, which the {suites[0]} suite measures: {_command(test, suites[0])}"
+        return f"needs {_label(test.where)}, which the {_suite(test)} suite measures: {_command(test, _suite(test))}"
     wanted = "every budget" if test.cpus is None else "cpus=" + ",".join(map(str, test.cpus))
     have = sorted({c.cpus for c in measured if _own(c, test)})
     if test.shared_cores:
         return (
             f"needs {wanted}, on cores it may share with a load engine that takes at most {SHARED_ENGINE:.0%} of "
-            f"one; measured at cpus={','.join(map(str, have)) or 'none'} so: {_command(test)}"
+            f"one; measured at cpus={','.join(map(str, have)) or 'none'} so: {_command(test, _suite(test))}"
         )
     engine = 0 if test.kind == "micro" else 1  # a core for the load engine
     shown = f"measured at cpus={','.join(map(str, have)) or 'none'}"
     if test.cpus is not None and max(test.cpus) + engine <= len(cores.machine_cores()):
-        suites = suites_measuring(test)
-        return f"needs {wanted}, which this machine has: {shown} in the runs read: {_command(test, *suites[:1])}"
+        return f"needs {wanted}, which this machine has: {shown} in the runs read: {_command(test, _suite(test))}"
     own = " and a core for the load engine" if engine else ""
     return f"needs {wanted} on cores of its own{own}; {shown} here: {_command(test)} on a machine with the cores"
 
@@ -229,6 +229,13 @@ def _unstood(test: Test) -> str:
     suites = suites_measuring(dataclasses.replace(test, where=test.where | test.seed_point))
     measure = _command(test, suites[0]) if suites else f"no suite measures {_label(test.seed_point)}"
     return f"the seed's point ({_label(test.seed_point)}) was not measured, and no other keeps its regime: {measure}"
+
+
+def _suite(test: Test) -> str:
+    """The suite to name for a test: the quick one where it measures the test's points, else the
+    findings suite (its points alone), else the paper one; quick where none does."""
+    suites = suites_measuring(test)
+    return next((suite for suite in ("quick", "findings", "paper") if suite in suites), "quick")
 
 
 def _command(test: Test, suite: str = "quick") -> str:

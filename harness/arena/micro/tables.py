@@ -51,9 +51,9 @@ def _steady(m: Measurement) -> bool:
 
 def warmup_section(benches: list[Bench], measurements: list[Measurement]) -> Section | None:
     """What each row's programs needed before their measured runs: iterations and seconds
-    (medians over every point and repetition) and how many became steady."""
+    (medians over every point and repetition) and how many became steady; a cold start had none."""
     runs = [m for m in measurements if m.kind == KIND and m.measured and isinstance(m.payload, ProgramRun)]
-    runs = [m for m in runs if m.payload.warmup]
+    runs = [m for m in runs if m.payload.warmup and m.parameters.get("start") != "cold"]
     if not runs:
         return None
     ids = [b.id for b in benches if any(m.experiment == b.id for m in runs)]
