@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from arena.console import Console
 from arena.findings import catalog
-from arena.findings.catalog import Finding, Test
+from arena.findings.catalog import OPTION, PLANNED, Finding, Test
 from arena.host import cores
 from arena.impls import catalog as impls
 from arena.kind import FINDINGS
@@ -23,9 +23,7 @@ from arena.micro import suite as micro_suite
 from arena.rest import kind as rest_kind
 from arena.rest import scenarios
 
-COMMAND = {"http": "run", "micro": "micro"}
-OPTION = {"http": "--scenario", "micro": "--bench"}
-PLANNED = {"http": "scenario", "micro": "bench"}  # the plan's list of the experiments a run measures
+COMMAND = {"http": "run", "micro": "micro"}  # the kinds whose profiles have the findings' points
 
 
 @dataclass(frozen=True)

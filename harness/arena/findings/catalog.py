@@ -16,6 +16,8 @@ from arena.report.published import parse as parse_published
 
 SPEC_FILE = SPEC / "findings.toml"
 KINDS = {"http": "arena run", "micro": "arena micro", "capacity": "arena capacity"}
+OPTION = {"http": "--scenario", "micro": "--bench", "capacity": "--workload"}  # a kind's experiments, named
+PLANNED = {"http": "scenario", "micro": "bench", "capacity": "workload"}  # and as its stored plan lists them
 STUDIES = ("thesis", "valkov", "blog", "varjao", "honours")
 
 

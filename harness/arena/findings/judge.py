@@ -10,13 +10,12 @@ import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from arena.findings.catalog import KINDS, Finding, Test, suites_measuring
+from arena.findings.catalog import KINDS, OPTION, Finding, Test, suites_measuring
 from arena.findings.rules import Case, Missing, Published, order_key, telling
 from arena.findings.values import Cell, Index
 from arena.findings.verdict import Said, Tally, Verdict, combined
 from arena.host import cores
 
-OPTION = {"http": "--scenario", "micro": "--bench", "capacity": "--workload"}
 # A budget that shared its cores with the load engine is judged only where the finding allows it
 # (the seed's own load tool shared the host) and the engine took at most this much of a core.
 SHARED_ENGINE = 0.05

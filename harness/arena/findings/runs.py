@@ -30,7 +30,7 @@ def _by_kind(store: Store) -> dict[tuple, list[Run]]:
     found: dict[tuple, list[Run]] = {}
     for run, measured, _ in store.runs():  # newest first
         if measured:
-            experiments = run.plan.get("scenario") or run.plan.get("bench") or run.plan.get("workload") or []
+            experiments = run.plan.get(catalog.PLANNED.get(run.kind, "")) or []
             found.setdefault((run.kind, run.suite, tuple(sorted(experiments))), []).append(run)
     return found
 
