@@ -81,8 +81,10 @@ def separated(a: Value, b: Value, higher_is_better: bool, least: float = SMALLES
     return 0
 
 
-def _positive(values: dict, name: str) -> bool:
-    return isinstance(values.get(name), int | float) and values[name] > 0 and values.get("engine_cpu_s") is not None
+def _engine_share(values: dict) -> float | None:
+    """The share of a core a REST repetition's engine used over its window; None elsewhere."""
+    elapsed, cpu = values.get("elapsed_s"), values.get("engine_cpu_s")
+    return cpu / elapsed if isinstance(elapsed, int | float) and elapsed > 0 and cpu is not None else None
 
 
 @dataclass(frozen=True)
@@ -119,11 +121,11 @@ class Index:
             flags = frozenset(flag for m in group for flag in m.flags)
             resolution = max(counted_values(group, f"{metric}_resolution"), default=0.0)
             value = value_of(numbers, "engine-bound" in flags, higher_is_better, resolution) if numbers else None
+            exported = [values_of(m) for m in group]
             if value is not None and metric in CEILED and (shares := counted_values(group, "ceiling_share")):
-                why = next((str(w) for m in group if (w := values_of(m).get("ceiling_why"))), "")
+                why = next((str(v["ceiling_why"]) for v in exported if v.get("ceiling_why")), "")
                 value = dataclasses.replace(value, ceiling=statistics.median(shares), ceiling_why=why)
             failed = sum(1 for m in group if not m.measured)
-            busy = [v["engine_cpu_s"] / v["elapsed_s"] for v in map(values_of, group) if _positive(v, "elapsed_s")]
-            engine = max(busy, default=None)
+            engine = max((share for v in exported if (share := _engine_share(v)) is not None), default=None)
             found.append(Cell(impl, json.loads(point), cpus, value, len(group), failed, flags, engine, tuple(numbers)))
         return found
