@@ -351,14 +351,12 @@ def _changes(store: Store, console: Console) -> int:
     if not before:
         raise UsageError("--changes needs the findings suite measured twice: `./arena findings --measure` again")
     table = findings_changes(runs.judged(store, before), runs.judged(store, after))
-    console.line(f"{len(table.rows)} verdict(s) differ between runs {_names(before)} and {_names(after)}", style="bold")
+    was, now = {r.name for r in before}, {r.name for r in after}
+    changed = f"{', '.join(sorted(was - now))} and {', '.join(sorted(now - was))}"
+    console.line(f"{len(table.rows)} verdict(s) differ between runs {changed}", style="bold")
     if table.rows:
         console.table(table)
     return 0
-
-
-def _names(read: list) -> str:
-    return ", ".join(sorted(run.name for run in read))
 
 
 def cmd_compare(args: argparse.Namespace, console: Console) -> int:

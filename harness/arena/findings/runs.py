@@ -20,9 +20,13 @@ def newest_of_each_kind(store: Store) -> list[Run]:
 
 def last_two_findings_suites(store: Store) -> tuple[list[Run], list[Run]]:
     """The findings suite's runs before its newest ones, and its newest ones: of each scenario or
-    bench it measured, the run before the newest and the newest (`arena findings --changes`)."""
+    bench it measured, the run before the newest (the newest where there is none before it, so
+    that both sides read every experiment) and the newest (`arena findings --changes`). No runs
+    before where no experiment was measured twice."""
     suites = [runs for (_, suite, _), runs in _by_kind(store).items() if suite == FINDINGS]
-    return [runs[1] for runs in suites if len(runs) > 1], [runs[0] for runs in suites]
+    if not any(len(runs) > 1 for runs in suites):
+        return [], [runs[0] for runs in suites]
+    return [runs[1] if len(runs) > 1 else runs[0] for runs in suites], [runs[0] for runs in suites]
 
 
 def _by_kind(store: Store) -> dict[tuple, list[Run]]:
