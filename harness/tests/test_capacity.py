@@ -10,10 +10,9 @@ import sys
 import textwrap
 
 import pytest
-from hdrh.histogram import HdrHistogram
 
 from arena.capacity import kind as capacity_kind
-from arena.capacity import probe, sweep, tables
+from arena.capacity import sweep, tables
 from arena.capacity.probe import Prober, Runner, judged, predicted, warmup_rule, window_s
 from arena.capacity.result import CapacitySearch, ClientSweep
 from arena.capacity.saturation import saturate
@@ -312,10 +311,12 @@ def test_a_probe_fails_with_every_reason_that_failed_it(p99_ms, answered, steady
 
 def test_a_probe_holds_enough_answers_and_its_warmup_enough_arrivals_at_low_rates():
     search = load()[0]
-    assert window_s(4000, search) == 1.0  # 1,000 answers in a quarter second: the 1 s floor
-    assert window_s(500, search) == 2.0
-    assert window_s(200, search) == 5.0
-    assert window_s(10, search) == 15.0  # the ceiling: 150 answers, said in its record
+    assert window_s(4000, search, search.min_answers) == 1.0  # 1,000 answers in a quarter second: the 1 s floor
+    assert window_s(500, search, search.min_answers) == 2.0
+    assert window_s(200, search, search.min_answers) == 5.0
+    assert window_s(10, search, search.min_answers) == 15.0  # the ceiling: 150 answers, said in its record
+    assert window_s(4000, search, search.decisive_answers) == 2.5  # a bracket's sides: 10,000 answers
+    assert window_s(500, search, search.decisive_answers) == 15.0
     rule = warmup_rule(5, Rule(slice_s=0.5, max_s=6.0, window=3))
     assert rule.slice_s == 2.0 and rule.max_s == 10.0 and rule.rps_tolerance == pytest.approx(0.2)
 
@@ -509,26 +510,3 @@ def test_a_cell_is_noisy_past_its_workloads_own_bound_and_the_legend_says_each()
     assert [s.table.rows[0].flags for s in report.sections] == [[], ["noisy"]]
     (noisy,) = [line for line in report.legend if line.startswith("noisy:")]
     assert "above 10%; 5% for bcrypt, compute" in noisy
-
-
-def window_of(fast: int, slow: int, slow_ms: float = 12.0) -> dict:
-    """A probe's result whose window answered `fast` requests in 1 ms and `slow` in `slow_ms`."""
-    histogram = HdrHistogram(1, 3_600_000_000, 3)
-    histogram.record_value(1000, fast)
-    histogram.record_value(int(slow_ms * 1000), slow)
-    return {"all": {"count": fast + slow, "histogram": histogram.encode()}, "warmup": {"gave_up": False}}
-
-
-@pytest.mark.parametrize(
-    ("fast", "slow", "p99_reasons", "undecided"),
-    [
-        (985, 15, ["p99 12.0 ms > 10 ms"], True),  # the 10th slowest of 1,000 is 12 ms; the 16th, 1 ms
-        (970, 30, ["p99 12.0 ms > 10 ms"], False),  # the 4th to 16th slowest are all 12 ms: it failed
-        (9915, 85, [], True),  # it passed: p99 1 ms, yet the 81st slowest of 10,000 is 12 ms
-        (9950, 50, [], False),  # the 81st to 120th slowest of 10,000 are all 1 ms: it passed
-        (985, 15, ["errors 1.00% > 0.1%", "p99 12.0 ms > 10 ms"], False),  # failed on errors anyway
-    ],
-)
-def test_a_probe_whose_answers_cannot_tell_its_p99_from_the_objective_is_undecided(fast, slow, p99_reasons, undecided):
-    result = window_of(fast, slow)
-    assert probe.undecided(result, p99_reasons, Objective(p99_ms=10)) is undecided

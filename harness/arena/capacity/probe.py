@@ -6,13 +6,10 @@ sweeps share."""
 from __future__ import annotations
 
 import contextlib
-import math
 import statistics
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-
-from hdrh.histogram import HdrHistogram
 
 from arena.capacity import held
 from arena.capacity.workloads import Objective, SearchParameters, Workload, unit_of
@@ -28,7 +25,6 @@ SETTLE_STEP_S = 0.1
 MIN_SLICE_ANSWERS = 10  # a warm-up slice holds at least this many arrivals
 WARM_WINDOW_S = 0.1  # what a warm-up run measures after its warm-up: nothing it keeps
 MIN_BUSY = 0.05  # a server less busy than this over a probe says too little of its cost to predict from
-Z95 = 1.96  # two-sided 95% of the normal: the ranks the 99th percentile may lie between (`undecided`)
 
 
 @dataclass(frozen=True)
@@ -68,6 +64,9 @@ class Probe:
     # What a server that fell behind its arrivals still answered, in arrivals (connections: None)
     # a second: near the most it can, which the search aims its next probe by.
     ceiling: float | None = None
+    # Its window held `decisive_answers` arrivals, not `min_answers`: it may close the search's
+    # bracket (capacity/search.py); False in records from before the search asked for such probes.
+    decisive: bool = False
 
     @property
     def answered(self) -> float:
@@ -75,9 +74,9 @@ class Probe:
         return self.ok_requests / self.offered if self.offered else 0.0
 
 
-def window_s(rate: float, search: SearchParameters) -> float:
-    """Long enough to hold `min_answers` arrivals, within the search's bounds."""
-    return min(max(search.min_answers / rate, search.window_min_s), search.window_max_s)
+def window_s(rate: float, search: SearchParameters, answers: int) -> float:
+    """Long enough to hold `answers` arrivals, within the search's bounds."""
+    return min(max(answers / rate, search.window_min_s), search.window_max_s)
 
 
 def warmup_rule(rate: float, base: Rule) -> Rule:
@@ -86,30 +85,6 @@ def warmup_rule(rate: float, base: Rule) -> Rule:
     slice_s = max(base.slice_s, MIN_SLICE_ANSWERS / rate)
     max_s = max(base.max_s, slice_s * (base.window + 2))
     return replace(base, slice_s=slice_s, max_s=max_s, rps_tolerance=max(base.rps_tolerance, 2 / (rate * slice_s)))
-
-
-def p99_interval(result: dict) -> tuple[float, float] | None:
-    """The 95% interval of the window's 99th percentile, in ms, by order statistics: the ranks
-    n·0.99 ± 1.96·√(n·0.99·0.01) of its n answers, read off the HdrHistogram the engine returns.
-    Of 1,000 answers the 99th percentile is the 10th slowest, and anywhere from the 4th to the 16th
-    as likely; None without the histogram or with too few answers to rank."""
-    done = result["all"]
-    encoded, n = done.get("histogram"), done.get("count", 0)
-    if not encoded or n < 100:
-        return None
-    spread = Z95 * math.sqrt(n * 0.99 * 0.01)
-    histogram = HdrHistogram.decode(encoded)
-    low, high = (min(100.0, max(0.0, 100 * (n * 0.99 + side * spread) / n)) for side in (-1, 1))
-    return histogram.get_value_at_percentile(low) / 1000, histogram.get_value_at_percentile(high) / 1000
-
-
-def undecided(result: dict, reasons: list[str], objective: Objective) -> bool:
-    """Whether the window's answers cannot tell its p99 from the objective: every other condition
-    held, and the objective lies within the 99th percentile's interval. A longer window can."""
-    if any(not reason.startswith("p99 ") for reason in reasons) or result["warmup"].get("gave_up"):
-        return False
-    interval = p99_interval(result)
-    return interval is not None and interval[0] <= objective.p99_ms < interval[1]
 
 
 def judged(result: dict, offered: int, objective: Objective, search: SearchParameters) -> list[str]:
@@ -211,16 +186,15 @@ class Prober:
         self.holds = runner.workload.held
         self.judged_by = held.objective(objective, self.holds) if self.holds else objective
 
-    def document(self, rate: float, window: float | None = None) -> dict:
-        """The engine's scenario for a probe at `rate`: warm-up, then the measured window (its
-        usual length, or `window` seconds)."""
+    def document(self, rate: float, answers: int) -> dict:
+        """The engine's scenario for a probe at `rate`: warm-up, then a window of `answers` arrivals."""
         if self.holds:
             connections = round(rate)
             rule = held.warmup_rule(connections, self.holds, self.search.warmup)
-            model = held.model(connections, self.holds, self.search)
+            model = held.model(connections, self.holds, self.search, answers)
         else:
             rule = warmup_rule(rate, self.search.warmup)
-            model = self.search.open_model(rate, window or window_s(rate, self.search))
+            model = self.search.open_model(rate, window_s(rate, self.search, answers))
         # Slices whose median is past the objective's p99 cannot be a window that meets it.
         rule = replace(rule, give_up_p50_ms=self.judged_by.p99_ms)
         steps = self.runner.workload.steps
@@ -231,7 +205,7 @@ class Prober:
         nothing: a cold server (a JIT not yet compiled, a pool not yet grown, a database's cache)
         falls behind at rates it sustains once warm, and a search that met it cold would walk down
         while it warmed. Returns how long it took."""
-        document = self.document(rate)
+        document = self.document(rate, self.search.min_answers)
         warmup = document["warmup"]
         del warmup["give_up_p50_ms"]
         warmup["max_s"] = max(warmup["max_s"], self.search.warm_max_s)
@@ -246,35 +220,24 @@ class Prober:
             return held.expected(round(rate), window, self.holds, self.objective)
         return round(rate * window) * len(self.runner.workload.steps)
 
-    def __call__(self, rate: float) -> Probe:
+    def __call__(self, rate: float, decisive: bool = False) -> Probe:
+        """A probe at `rate`, its window holding `min_answers` arrivals, or `decisive_answers`
+        when it is to close the search's bracket."""
         rate = float(round(rate)) if self.holds else rate
-        probe = self._once(rate, tries=1)
+        probe = self._once(rate, 1, decisive)
         if probe.reasons and all(reason.startswith("not steady") for reason in probe.reasons):
-            probe = self._once(rate, tries=2)  # it kept up, and was still warming: once more
+            probe = self._once(rate, 2, decisive)  # it kept up, and was still warming: once more
         return probe
 
-    def _once(self, rate: float, tries: int) -> Probe:
-        """A probe at `rate`: its usual window, and, while that window's answers cannot tell its
-        p99 from the objective, one twice as long (to `window_max_s`) in its place — a server
-        whose p99 is a pause of about the objective's size is judged on enough pauses."""
-        window = None if self.holds else window_s(rate, self.search)
-        while True:
-            document = self.document(rate, window)
-            ran = self.runner.run(document, f"the probe at {rate:,.1f}{unit_of(self.holds)}")
-            offered = self.offered(
-                rate, 0.0 if ran.result["warmup"].get("gave_up") else document["model"]["duration_s"]
-            )
-            reasons = judged(ran.result, offered, self.judged_by, self.search)
-            if (
-                window is None
-                or window >= self.search.window_max_s
-                or not undecided(ran.result, reasons, self.judged_by)
-            ):
-                break
-            window = min(2 * window, self.search.window_max_s)
+    def _once(self, rate: float, tries: int, decisive: bool) -> Probe:
+        answers = self.search.decisive_answers if decisive else self.search.min_answers
+        document = self.document(rate, answers)
+        ran = self.runner.run(document, f"the probe at {rate:,.1f}{unit_of(self.holds)}")
         result = ran.result
         gave_up = bool(result["warmup"].get("gave_up"))
         window = 0.0 if gave_up else document["model"]["duration_s"]
+        offered = self.offered(rate, window)
+        reasons = judged(result, offered, self.judged_by, self.search)
         requests = result["requests"]
         p50_ms, p99_ms, p999_ms, max_ms, ok_rps = self._latencies(result)
         behind = gave_up or (offered and requests["ok"] < self.search.answered * offered)
@@ -286,6 +249,7 @@ class Prober:
             engine_bound=ran.busy > ENGINE_BOUND,
             steady=result["warmup"]["steady_at"] is not None,
             tries=tries,
+            decisive=decisive,
             window_s=window,
             offered=offered,
             ok_requests=requests["ok"],

@@ -1,7 +1,8 @@
 """The search for the edge (spec/capacity.md, "The search"): bracket the highest rate that passes
 by growing (as far as a passing probe predicts) or shrinking, then bisect until the lowest failing
-rate is within the precision above it. It knows nothing of servers: `probe(rate)` says whether a
-rate passed, so the tests drive it with servers of known capacity made of arithmetic."""
+rate is within the precision above it, both sides judged on long windows. It knows nothing of
+servers: `probe(rate, decisive)` says whether a rate passed, so the tests drive it with servers of
+known capacity made of arithmetic."""
 
 from __future__ import annotations
 
@@ -28,6 +29,9 @@ class Verdict(Protocol):
 
     @property
     def ceiling(self) -> float | None: ...  # what its server still answered while behind, if it fell behind
+
+    @property
+    def decisive(self) -> bool: ...  # judged on a window long enough to close the bracket
 
 
 @dataclass(frozen=True)
@@ -61,21 +65,44 @@ class Search:
     probes: list = field(default_factory=list)  # every probe's verdict, in the order they ran
     ended: str = UNFINISHED
 
+    def _stands(self, i: int) -> bool:
+        """Whether the verdict of probe `i` stands: a decisive probe overrules every other probe at
+        its rate that is not decisive, and the latest decisive one the decisive ones before it;
+        once one has overruled a quick probe, no quick probe stands."""
+        p = self.probes[i]
+        if not p.decisive and self.distrusts():
+            return False
+        return not any(
+            q.rate == p.rate and q.decisive and (j > i or not p.decisive) for j, q in enumerate(self.probes) if j != i
+        )
+
+    def distrusts(self) -> bool:
+        """Whether a decisive probe overruled a quick one at its rate: from then on, only decisive
+        probes stand."""
+        return any(
+            p.decisive and not q.decisive and p.rate == q.rate and p.passed != q.passed
+            for p in self.probes
+            for q in self.probes
+        )
+
     def _best(self) -> int | None:
-        """The index of the probe that passed at the highest rate (the latest of equals)."""
-        passed = [i for i, p in enumerate(self.probes) if p.passed]
+        """The index of the standing probe that passed at the highest rate (the latest of equals)."""
+        passed = [i for i, p in enumerate(self.probes) if p.passed and self._stands(i)]
         return max(passed, key=lambda i: (self.probes[i].rate, i)) if passed else None
 
     def _counting(self) -> list[int]:
-        """The indices of the failed probes above the edge that still count: a failure that a later
-        probe at the same or a higher rate passed is void (the server got faster, or the failure
-        was chance)."""
+        """The indices of the standing failed probes above the edge that still count: a failure
+        that a later standing probe at the same or a higher rate passed is void (the server got
+        faster, or the failure was chance)."""
         best = self._best()
         edge = self.probes[best].rate if best is not None else 0.0
+        standing = [i for i in range(len(self.probes)) if self._stands(i)]
         return [
             i
-            for i, p in enumerate(self.probes)
-            if not p.passed and p.rate > edge and not any(q.passed and q.rate >= p.rate for q in self.probes[i + 1 :])
+            for i in standing
+            if not self.probes[i].passed
+            and self.probes[i].rate > edge
+            and not any(self.probes[j].passed and self.probes[j].rate >= self.probes[i].rate for j in standing if j > i)
         ]
 
     def _top(self) -> int | None:
@@ -139,54 +166,62 @@ def widened(step: float, limits: Limits) -> float:
     return min(step**3, limits.growth)
 
 
-def find_edge(probe: Callable[[float], Verdict], limits: Limits, hint: float | None = None) -> Search:
+def find_edge(probe: Callable[[float, bool], Verdict], limits: Limits, hint: float | None = None) -> Search:
     """Searches from `limits.start_rate`, or from `hint` (a rate near the edge, from earlier
     starts): the first step goes `first_growth` up or down, and each later one cubes the step,
     up to `growth` (1.03, 1.09, 1.3, 2: an edge a few percent from the hint is
     bracketed a few percent wide, one far from it as fast as from a start), or goes as far as a
-    passing probe predicts; once a failure brackets the edge, the bracket is bisected."""
+    passing probe predicts; once a failure brackets the edge, the bracket is bisected, and its two
+    sides are judged again, decisively, before they close it."""
     search = Search()
 
-    def tried(rate: float) -> Verdict | None:
+    def tried(rate: float, decisive: bool = False) -> Verdict | None:
         """The probe at `rate`, or None when the search is out of probes. A probe the engine bound
         counts as failed: the rate was not offered, and the edge is searched for below it."""
         if len(search.probes) >= limits.max_probes:
             search.ended = UNFINISHED
             return None
-        verdict = probe(rate)
+        verdict = probe(rate, decisive)
         search.probes.append(verdict)
         return verdict
 
     rate = min(max(hint or limits.start_rate, limits.min_rate), limits.max_rate)
     step = limits.first_growth or limits.growth
-    verdict = tried(rate)
-    while verdict is not None and not verdict.passed:  # shrink until a probe passes
-        if rate <= limits.min_rate:
-            search.ended = BELOW_MIN
-            return search
-        rate, step = next_below(rate, verdict.ceiling, step, limits)
-        rate = max(rate, limits.min_rate)
-        verdict = tried(rate)
+    verdict, distrusted = tried(rate), False
     while verdict is not None:
-        low, high, best = search.passing, search.failing, search.probes[search._best()]
+        if search.distrusts() and not distrusted:
+            # A decisive window overruled a quick one: this server's quick windows say little, and
+            # the search goes on with decisive ones alone, from a step of the precision.
+            distrusted, step = True, 1 + limits.precision
+        low, high = search.passing, search.failing
+        if low is None:  # nothing stands as passed: shrink from the lowest failure
+            top = search.probes[search._top()]
+            if top.rate <= limits.min_rate:
+                search.ended = BELOW_MIN
+                return search
+            rate, step = next_below(top.rate, top.ceiling, step, limits)
+            verdict = tried(max(rate, limits.min_rate), distrusted)
+            continue
+        best = search.probes[search._best()]
         if high is None:  # nothing above the best rate has failed: climb
             if low >= limits.max_rate:
                 search.ended = AT_MAX
                 return search
-            verdict = tried(min(next_rate(low, best.predicted, step, limits), limits.max_rate))
+            verdict = tried(min(next_rate(low, best.predicted, step, limits), limits.max_rate), distrusted)
             step = widened(step, limits)
         elif high <= low * (1 + limits.precision) or high - low <= limits.resolution:
+            # The bracket closes on decisive verdicts only: a window of 1,000 answers passes or
+            # fails by whether a collection, a JIT compiling or a stall of the machine fell in it,
+            # and a p99 of its ten slowest answers is one such pause; ten times the answers take
+            # several to fill. A side that does not hold is overruled, and the search goes on.
             top = search.probes[search._top()]
-            once = sum(p.rate == high for p in search.probes) == 1
-            if once and not top.engine_bound:
-                # A failure closes the bracket only once it fails again: one stall of the machine,
-                # a collection or a JIT compiling in its window fails a probe near the edge as
-                # surely as the edge does, and would set the edge for the whole start.
-                verdict = tried(high)
-                continue
-            # Bracketed; by the server, or by an engine that could not offer the rate above it.
-            search.ended = ENGINE_BOUND if top.engine_bound else FOUND
-            return search
+            if not top.decisive and not top.engine_bound:
+                verdict = tried(high, decisive=True)
+            elif not best.decisive:
+                verdict = tried(low, decisive=True)
+            else:  # bracketed; by the server, or by an engine that could not offer the rate above it
+                search.ended = ENGINE_BOUND if top.engine_bound else FOUND
+                return search
         else:
-            verdict = tried(math.sqrt(low * search.bisected_top(limits)))
+            verdict = tried(math.sqrt(low * search.bisected_top(limits)), distrusted)
     return search

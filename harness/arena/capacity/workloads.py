@@ -62,7 +62,8 @@ class SearchParameters:
     hinted_growth: float
     max_probes: int
     max_jump: float
-    min_answers: int
+    min_answers: int  # a probe's window holds this many arrivals...
+    decisive_answers: int  # ...and one that closes the bracket this many (capacity/search.py)
     window_min_s: float
     window_max_s: float
     max_in_flight: int
