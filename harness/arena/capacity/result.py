@@ -51,8 +51,9 @@ class CapacitySearch:
         return self.failing / self.edge - 1
 
     def at_edge(self) -> Probe | None:
-        """The probe that sustained the edge: its cost and memory are the edge's."""
-        return next((p for p in self.probe_list() if p.passed and p.rate == self.edge), None)
+        """The probe that sustained the edge, the last at its rate (the decisive one that closed the
+        bracket, where the search took one): its cost and memory are the edge's."""
+        return next((p for p in reversed(self.probe_list()) if p.passed and p.rate == self.edge), None)
 
     def kib_per_connection(self) -> float | None:
         """What one more held connection costs the server: its peak RSS at the edge less that at the

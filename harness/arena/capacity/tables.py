@@ -73,8 +73,10 @@ def _value(values: list[float], scale: float = 1.0) -> Cell:
 
 def non_monotone(search: CapacitySearch) -> bool:
     """Whether a start's probes failed at a rate below one that passed: its edge rests on a probe
-    that chance or a server changing during the search decided (a JIT compiling, a stall)."""
+    that chance or a server changing during the search decided (a JIT compiling, a stall). Where
+    the search took decisive probes, those: its quick ones are the noise they overrule."""
     probes = search.probe_list() + search.below_list()
+    probes = [p for p in probes if p.decisive] or probes
     passed = [p.rate for p in probes if p.passed]
     return bool(passed) and any(not p.passed and not p.engine_bound and p.rate < max(passed) for p in probes)
 

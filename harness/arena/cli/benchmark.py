@@ -6,7 +6,8 @@ server process, with `GET /`. Both throughputs, their ratio, each tool's own CPU
 the server CPU share each tool achieved are printed. Then the open model must hold 5,000 req/s
 within 1% of the target. With `--open RATE…`, instead: at each rate the engine's open model, shaped
 as `arena capacity` shapes it, and oha's (`-q RATE --latency-correction`, as many connections)
-take turns, and their p50 and p99 are printed side by side (loadgen/README.md).
+take turns, with the engine's open model batched every millisecond as oha's timer batches, and
+their p50 and p99 are printed side by side (loadgen/README.md).
 """
 
 from __future__ import annotations
@@ -37,6 +38,10 @@ OHA = Toolchain("oha", ["sh", "-c", "command -v oha"], "cargo install oha --lock
 CONNECTIONS = 64
 OPEN_RATE = 5000
 REQUIRED_RATIO = 0.9
+# oha paces with tokio's timer, whose wheel turns every millisecond: the arrivals due within one are
+# released together, and each is timed from that release (loadgen/README.md, "Measured against wrk
+# and oha"). The engine's open model with its arrivals batched as coarsely shows what that alone does.
+OHA_TICK_US = 1000
 
 
 @dataclass(frozen=True)
@@ -193,6 +198,7 @@ class Latency:
     rps: float
     p50_ms: float
     p99_ms: float
+    busy: float  # the tool's own CPU over its core and the turn's length: near 1, it queues its own requests
 
 
 def _oha(port: int, core: int, rate: float, seconds: int) -> Latency:
@@ -201,21 +207,27 @@ def _oha(port: int, core: int, rate: float, seconds: int) -> Latency:
     command = ["taskset", "--cpu-list", str(core), "oha", "--no-tui", "--output-format", "json"]
     command += ["--worker-threads", "1", "-c", str(CONNECTIONS), "-q", f"{rate:g}", "--latency-correction"]
     command += ["-z", f"{seconds}s", f"http://127.0.0.1:{port}/"]
+    before = _children_cpu_s()
     done = subprocess.run(command, capture_output=True, text=True, timeout=seconds + 60, check=False)
+    cpu_s = _children_cpu_s() - before
     try:
         found = json.loads(done.stdout)
         percentiles = found["latencyPercentiles"]
-        return Latency(found["summary"]["requestsPerSec"], percentiles["p50"] * 1000, percentiles["p99"] * 1000)
+        busy = cpu_s / found["summary"]["total"]
+        return Latency(found["summary"]["requestsPerSec"], percentiles["p50"] * 1000, percentiles["p99"] * 1000, busy)
     except (ValueError, KeyError, TypeError) as err:
         raise EngineError(f"oha failed ({err}): {done.stderr.strip() or done.stdout.strip()[:200]}") from err
 
 
-def _open_model(engine: LoadEngine, port: int, core: int, rate: float, seconds: int) -> Latency:
-    """The engine's open model at `rate`, shaped as every capacity probe is (spec/capacity.md)."""
+def _open_model(engine: LoadEngine, port: int, core: int, rate: float, seconds: int, batch_us: int | None) -> Latency:
+    """The engine's open model at `rate`, shaped as every capacity probe is (spec/capacity.md), or
+    with its arrivals released together every `batch_us`."""
     model = capacity_parameters()[0].open_model(rate, seconds)
-    done = engine.run(_scenario(port, model), [core], seconds + 60).result
-    latency = done["all"]["latency_us"]
-    return Latency(done["throughput_rps"], latency["p50"] / 1000, latency["p99"] / 1000)
+    if batch_us is not None:
+        model["batch_us"] = batch_us
+    run = engine.run(_scenario(port, model), [core], seconds + 60)
+    latency = run.result["all"]["latency_us"]
+    return Latency(run.result["throughput_rps"], latency["p50"] / 1000, latency["p99"] / 1000, run.busy(1))
 
 
 def open_check(impl: str, rates: list[float], seconds: int, repeat: int, engine: LoadEngine, console: Console) -> int:
@@ -224,25 +236,28 @@ def open_check(impl: str, rates: list[float], seconds: int, repeat: int, engine:
     if not rates or any(not 1 <= rate <= 1_000_000 for rate in rates):
         raise UsageError("--open: give rates a second in 1..1,000,000")
     turns: dict[tuple[float, str], list[Latency]] = {}
+    batched = f"{engine.name}, {OHA_TICK_US // 1000} ms batches"
     with _bench(impl, seconds, repeat, engine, OHA, console) as prepared:
         if prepared is None:
             return 1
         bench, _ = prepared
         for round_ in range(repeat):
             for rate in rates:
-                ours = _open_model(engine, bench.port, bench.load_core, rate, seconds)
+                ours = _open_model(engine, bench.port, bench.load_core, rate, seconds, None)
                 theirs = _oha(bench.port, bench.load_core, rate, seconds)
-                turns.setdefault((rate, engine.name), []).append(ours)
-                turns.setdefault((rate, "oha"), []).append(theirs)
+                bursts = _open_model(engine, bench.port, bench.load_core, rate, seconds, OHA_TICK_US)
+                for tool, seen in ((engine.name, ours), ("oha", theirs), (batched, bursts)):
+                    turns.setdefault((rate, tool), []).append(seen)
                 console.line(
-                    f"  round {round_ + 1} at {rate:,.0f}/s: {engine.name} p99 {ours.p99_ms:.2f} ms, "
-                    f"oha p99 {theirs.p99_ms:.2f} ms"
+                    f"  round {round_ + 1} at {rate:,.0f}/s: p99 {engine.name} {ours.p99_ms:.2f} ms, "
+                    f"oha {theirs.p99_ms:.2f} ms, {batched} {bursts.p99_ms:.2f} ms"
                 )
     rows = []
     for rate in rates:
         ours, theirs = turns[(rate, engine.name)], turns[(rate, "oha")]
         ratio = statistics.median(t.p99_ms for t in ours) / statistics.median(t.p99_ms for t in theirs)
-        for tool, seen in ((engine.name, ours), ("oha", theirs)):
+        for tool in (engine.name, "oha", batched):
+            seen = turns[(rate, tool)]
             rows.append(
                 Row(
                     [
@@ -251,6 +266,7 @@ def open_check(impl: str, rates: list[float], seconds: int, repeat: int, engine:
                         Cell(" / ".join(f"{t.rps:,.0f}" for t in seen)),
                         Cell(" / ".join(f"{t.p50_ms:.2f}" for t in seen)),
                         Cell(" / ".join(f"{t.p99_ms:.2f}" for t in seen)),
+                        Cell(" / ".join(f"{t.busy:.0%}" for t in seen)),
                         Cell(f"{ratio:.2f}" if tool == engine.name else ""),
                     ]
                 )
@@ -261,6 +277,7 @@ def open_check(impl: str, rates: list[float], seconds: int, repeat: int, engine:
         Column("req/s by round", numeric=True),
         Column("p50 ms by round", numeric=True),
         Column("p99 ms by round", numeric=True),
+        Column("its core busy", numeric=True),
         Column(f"p99 {engine.name}/oha", numeric=True),
     ]
     console.line()

@@ -27,8 +27,8 @@ FLAGS = {
     "memory-grows": "a soak's memory slope lies above its bound, interval and all (spec/soak.md)",
     "p99-drifts": "a soak's p99 grew past its bound over the measured periods, interval and all (spec/soak.md)",
     "non-monotone": (
-        "a capacity start failed at a rate below one it passed: its edge rests on a probe that chance, a stall or "
-        "a server changing during the search decided (spec/capacity.md)"
+        "a capacity start failed at a rate below one it passed (on decisive windows, where it took them): its edge "
+        "rests on a probe that chance, a stall or a server changing during the search decided (spec/capacity.md)"
     ),
     "cut-short": "Ctrl-C ended the soak before its last period: what it measured until then",
     "unsteady": (
