@@ -2,6 +2,7 @@
 many starts a cell takes before its interval is within the bound (spec/capacity.md, "Starts by
 precision")."""
 
+import dataclasses
 import math
 
 import pytest
@@ -12,15 +13,16 @@ from arena.capacity.search import ENGINE_BOUND, FOUND
 from arena.capacity.tables import non_monotone
 from arena.capacity.workloads import StartRule
 
-RULE = StartRule(least=2, most=6, within=0.05)
+RULE = StartRule(least=2, most=6, within=0.05, noisy_after=3)
+NOISY = 0.10
 
 
-def probe(rate: float, passed: bool) -> dict:
-    measured = dict.fromkeys(("window_s", "ok_rps", "p50_ms", "p99_ms", "p999_ms", "max_ms", "warmup_s"), 1.0)
+def probe(rate: float, passed: bool, p50_ms: float = 1.0, reasons: tuple[str, ...] = ()) -> dict:
+    measured = dict.fromkeys(("window_s", "ok_rps", "p99_ms", "p999_ms", "max_ms", "warmup_s"), 1.0)
     counts = dict.fromkeys(("offered", "ok_requests", "requests", "errors", "dropped", "server_peak_rss_kb"), 0)
     usage = dict.fromkeys(("engine_busy", "engine_cpu_s", "server_cpu_s"), 0.1)
-    given = {"rate": rate, "passed": passed, "reasons": [], "engine_bound": False, "steady": True, "tries": 1}
-    return given | measured | counts | usage
+    given = {"rate": rate, "passed": passed, "reasons": list(reasons), "engine_bound": False, "steady": True}
+    return given | {"tries": 1, "p50_ms": p50_ms} | measured | counts | usage
 
 
 def search(edge: float, ended: str = FOUND, probes: list[tuple[float, bool]] = ()) -> CapacitySearch:
@@ -50,20 +52,40 @@ def test_starts_that_confirm_one_edge_agree_within_its_bracket_not_exactly():
         ([900.0, 1000.0, 1100.0], 0, True),  # ±25%
         ([1000.0, 1000.0, 1000.0], 1, True),  # a start that failed says nothing of the edge
         ([900.0, 1000.0, 1100.0, 950.0, 1050.0, 1000.0], 0, False),  # the most
+        ([700.0, 1300.0], 0, True),  # two starts tell too little of the spread to give up on it
+        ([850.0, 1000.0, 1150.0], 0, False),  # CV 15% after three: six would give ±16%, not ±5%
     ],
 )
 def test_a_cell_takes_starts_until_its_interval_is_within_the_bound(found, failed, needed):
-    why = another_start([search(e) for e in found], failed, RULE)
+    why = another_start([search(e) for e in found], failed, RULE, NOISY)
     assert (why is None) == needed, why
+
+
+def test_a_noisy_cell_stops_after_three_starts_by_its_own_bound():
+    spread = [search(e) for e in (940.0, 1000.0, 1060.0)]  # CV 6%: ±15% after three
+    assert another_start(spread, 0, RULE, NOISY) is None  # under 10%: more starts may narrow it
+    assert "noisy" in another_start(spread, 0, RULE, 0.05)  # compute's bound, 5%: they would not
 
 
 def test_a_cell_with_a_bound_takes_the_least_starts():
     bound = [search(1000.0), search(5000.0, ENGINE_BOUND)]
-    assert "engine-bound" in another_start(bound, 0, RULE)
-    assert another_start(bound[1:], 0, RULE) is None  # one start: the least is two
+    assert "engine-bound" in another_start(bound, 0, RULE, NOISY)
+    assert another_start(bound[1:], 0, RULE, NOISY) is None  # one start: the least is two
 
 
 def test_a_start_that_failed_below_a_rate_it_passed_is_non_monotone():
     assert not non_monotone(search(1000.0, probes=[(900.0, True), (1000.0, True), (1030.0, False)]))
     assert non_monotone(search(1000.0, probes=[(800.0, False), (700.0, True), (1000.0, True), (1030.0, False)]))
     assert not non_monotone(search(1000.0, probes=[(1030.0, False), (1000.0, True), (1030.0, False)]))
+
+
+def test_an_edge_whose_failure_above_had_no_queue_is_pause_bound():
+    def closed_by(p50_ms: float, reasons: tuple[str, ...]) -> CapacitySearch:
+        above = probe(1030.0, False, p50_ms, reasons)
+        return CapacitySearch(FOUND, 1000.0, 1030.0, {"p99_ms": 10}, 1, None, [probe(1000.0, True), above], 0.1, None)
+
+    assert closed_by(0.3, ("p99 13.0 ms > 10 ms",)).pause_bound()  # the median of an idle server
+    assert not closed_by(4.0, ("p99 13.0 ms > 10 ms",)).pause_bound()  # a queue stood: the edge is its
+    assert not closed_by(0.3, ("p99 13.0 ms > 10 ms", "answered 91.0% < 99%")).pause_bound()  # fell behind
+    held = CapacitySearch(FOUND, 1000.0, 1030.0, {"p99_ms": 100}, 1, None, [probe(1030.0, False, 1.0)], 0.1, None)
+    assert not dataclasses.replace(held, held_ms=500.0).pause_bound()  # a poll's median is its wait

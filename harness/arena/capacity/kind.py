@@ -159,6 +159,7 @@ class CapacityKind:
             else:
                 result = self._search(task, runner, cells, parameters, setup_s, phase)
                 flags += ["engine-bound"] if result.ended == ENGINE_BOUND else []
+                flags += ["pause-bound"] if result.pause_bound() else []
             if not server.alive():
                 raise ServerError(f"{manifest.name} died during the {workload.id} search")
         except (ServerError, EngineError, DatabaseError, OSError) as err:
@@ -295,7 +296,7 @@ class _Cells:
             sweeps = task.repetition < self.rule.least
             return None if sweeps else f"a sweep runs on the first {self.rule.least} start(s)"
         key = self._of(task)
-        return precision.another_start(self.searches[key], self.failed[key], self.rule)
+        return precision.another_start(self.searches[key], self.failed[key], self.rule, task.point.workload.noisy)
 
 
 def first_rate(hint: float | None, saturated: sweep.Level, share: float) -> float | None:

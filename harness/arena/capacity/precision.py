@@ -37,12 +37,13 @@ def confirmed(searches: list[CapacitySearch]) -> bool:
     return len(found) > 1 and len(set(found)) == 1
 
 
-def another_start(searches: list[CapacitySearch], failed: int, starts: StartRule) -> str | None:
+def another_start(searches: list[CapacitySearch], failed: int, starts: StartRule, noisy: float) -> str | None:
     """Why the cell needs no start beyond the `len(searches) + failed` it had, or None when it
     needs one: at least `least` starts; then a cell whose every start found its edge stops once
-    its interval is within `within` of the median; one where a start gave only a bound (the engine,
-    max_rate, min_rate, out of probes) is reported as that bound, which another start cannot
-    narrow; `most` ends every cell."""
+    its interval is within `within` of the median, or once `noisy_after` starts vary by more than
+    `noisy` (CV), a spread that the most starts could not narrow to `within`; one where a start
+    gave only a bound (the engine, max_rate, min_rate, out of probes) is reported as that bound,
+    which another start cannot narrow; `most` ends every cell."""
     had = len(searches) + failed
     if had < starts.least:
         return None
@@ -54,4 +55,9 @@ def another_start(searches: list[CapacitySearch], failed: int, starts: StartRule
     if failed or summary is None or summary.ci_low is None or summary.ci_high is None:
         return None
     half = (summary.ci_high - summary.ci_low) / 2 / statistics.fmean([summary.ci_low, summary.ci_high])
-    return f"{had} starts, interval ±{half:.1%}" if half <= starts.within else None
+    if half <= starts.within:
+        return f"{had} starts, interval ±{half:.1%}"
+    if had >= starts.noisy_after and summary.noisy(noisy):
+        most = f"{starts.most} starts would not narrow it to ±{starts.within:.0%}"
+        return f"{had} starts, CV {summary.cov:.1%}: noisy, {most}"
+    return None

@@ -11,6 +11,10 @@ from arena.capacity.sweep import Level
 from arena.capacity.workloads import Held
 from arena.measured.measurement import payload
 
+# A failure whose median stayed under this share of the objective had no queue: the answers that
+# broke its p99 waited for a pause of the server, not for each other (spec/capacity.md, "Spread").
+PAUSE_MEDIAN = 0.1
+
 
 @payload
 @dataclass(frozen=True)
@@ -54,6 +58,22 @@ class CapacitySearch:
         """The probe that sustained the edge, the last at its rate (the decisive one that closed the
         bracket, where the search took one): its cost and memory are the edge's."""
         return next((p for p in reversed(self.probe_list()) if p.passed and p.rate == self.edge), None)
+
+    def pause_bound(self) -> bool:
+        """Whether the start's edge was set by a pause rather than a queue: the failure at the top
+        of its bracket broke only the p99 (or p99.9) objective, with its median under a tenth of
+        it. Such an edge moves with how often and how long a start pauses, not with what its
+        server can serve; a held workload's median is its wait, and is never judged so."""
+        if self.ended != FOUND or self.failing is None or self.held_ms is not None:
+            return False
+        top = next((p for p in reversed(self.probe_list()) if not p.passed and p.rate == self.failing), None)
+        return (
+            top is not None
+            and not top.gave_up
+            and bool(top.reasons)
+            and all(reason.startswith("p99") for reason in top.reasons)
+            and top.p50_ms <= PAUSE_MEDIAN * self.objective["p99_ms"]
+        )
 
     def kib_per_connection(self) -> float | None:
         """What one more held connection costs the server: its peak RSS at the edge less that at the

@@ -48,11 +48,13 @@ class Held:
 @dataclass(frozen=True)
 class StartRule:
     """How many independent starts a cell takes: at least `least`, then more until its interval is
-    within `within` of its edge, at most `most` (capacity/precision.py)."""
+    within `within` of its edge, at most `most`; a cell whose first `noisy_after` starts already
+    vary by more than its workload's `noisy` bound stops there (capacity/precision.py)."""
 
     least: int
     most: int
     within: float
+    noisy_after: int
 
 
 @dataclass(frozen=True)

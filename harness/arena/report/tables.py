@@ -30,6 +30,11 @@ FLAGS = {
         "a capacity start failed at a rate below one it passed (on decisive windows, where it took them): its edge "
         "rests on a probe that chance, a stall or a server changing during the search decided (spec/capacity.md)"
     ),
+    "pause-bound": (
+        "a capacity start's edge was set by a pause, not a queue: the probe above it broke only the p99 objective, "
+        "its median under a tenth of it; such an edge moves with how often the server pauses (spec/capacity.md, "
+        '"Spread")'
+    ),
     "cut-short": "Ctrl-C ended the soak before its last period: what it measured until then",
     "unsteady": (
         "a warm-up did not become steady within its bound: a REST point leaves those repetitions out of its "
