@@ -1,4 +1,4 @@
-"""Every command parsed with no options: its defaults are what `--help`, the README and spec/ say,
+"""Every command parsed with no options: its defaults are what `--help`, the README, docs/ and spec/ say,
 so that a default cannot change silently (a parent parser shared between commands once made the
 soak's one start every command's)."""
 
@@ -13,6 +13,8 @@ from arena.host import cores
 from arena.impls.catalog import ROOT
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+# The README and each command's page: an example or a statement may stand in either.
+DOCS = "\n".join([README] + [page.read_text(encoding="utf-8") for page in sorted((ROOT / "docs").glob("*.md"))])
 # Lines that need more than a command's name to parse.
 REQUIRED = {
     "start": ["go"],
@@ -97,9 +99,10 @@ def test_every_default_help_states_is_the_one_parsed():
 
 
 def _readme_line(command: str) -> str:
-    """The comment of the README's first example of `./arena COMMAND` with no options."""
-    found = re.search(rf"^\./arena {command} +# (.+)$", README, re.MULTILINE)
-    assert found, f"the README has no line `./arena {command}   # ...`"
+    """The comment of the first example of `./arena COMMAND` with no options, in the README or its
+    command's page."""
+    found = re.search(rf"^\./arena {command} +# (.+)$", DOCS, re.MULTILINE)
+    assert found, f"neither the README nor docs/ has a line `./arena {command}   # ...`"
     return found.group(1)
 
 
@@ -132,7 +135,7 @@ def test_each_readme_example_states_the_planned_repetitions_and_cores(command, r
 
 
 def test_the_readme_prose_states_the_same_repetitions():
-    text = " ".join(README.split())
+    text = " ".join(DOCS.split())
     words = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
     found = re.search(r"on every implementation, (\w+) repetitions each", text)
     assert found and words[found.group(1)] == planned("run")["repeat"]
@@ -147,9 +150,9 @@ def test_capacity_states_the_least_and_the_most_starts_of_a_cell():
     assert (_number(r"(\d+) to", line), _number(r"to (\d+) starts", line)) == (rule.least, rule.most)
     assert _number(r"until ±(\d+)%", line) == round(rule.within * 100)
     stated = r"within ±(\d+)% of (?:the|its) edge\W+at least (\d+),? (?:and )?at most (\d+)"
-    for text in (README, (ROOT / "spec" / "capacity.md").read_text(encoding="utf-8")):
+    for text in (DOCS, (ROOT / "spec" / "capacity.md").read_text(encoding="utf-8")):
         found = re.search(stated, " ".join(text.split()))
-        assert found, "the README and spec/capacity.md state the least and the most starts"
+        assert found, "docs/capacity.md and spec/capacity.md state the least and the most starts"
         assert tuple(map(float, found.groups())) == (round(rule.within * 100), rule.least, rule.most)
 
 
@@ -168,3 +171,12 @@ def test_capacity_measures_every_workload_but_the_mix_at_the_objectives_spec_sta
     assert [w.id for w in workloads] == [w for w in stated if w != "mix"]
     for workload in workloads:
         assert objective_of(workload, plan["slo"]).p99_ms == float(stated[workload.id]), workload.id
+
+
+def test_the_readme_opens_with_both_commands_and_stays_short():
+    lines = README.splitlines()
+    assert len(lines) <= 200, f"the README is {len(lines)} lines: a command's details belong in docs/"
+    first_screen = "\n".join(lines[:40])
+    assert "./arena run " in first_screen and "./arena test " in first_screen
+    for page in re.findall(r"\]\((docs/[\w.-]+)\)", README):
+        assert (ROOT / page).is_file(), page
