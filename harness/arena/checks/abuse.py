@@ -1,17 +1,11 @@
-"""Abuse that must not slow other clients down (issue 14, point 2), each a check with stated bounds:
-while the abuse goes on, a normal client's `GET /` on a connection of its own is answered within
-`BOUND_S`, and the server's memory (its process tree's resident set) grows by at most the check's
-bound over what it was just before.
+"""Abuse that must not slow other clients down, each a check with stated bounds: while the abuse
+goes on, a normal client's `GET /` on a connection of its own is answered within `BOUND_S`, and the
+server's memory (its process tree's resident set) grows by at most the check's bound over what it
+was just before. Why each bound is what it is: docs/reliability.md, "Abuse".
 
 - slowloris: `SLOW_CONNECTIONS` connections that send a request's headers a byte a second and
-  never finish them;
-- idle: `IDLE_CONNECTIONS` connections opened and left silent.
-
-Both open their connections in one burst, and how fast a server takes a burst in is another matter
-(Pekko on one core needs seconds for 1,000, and a request behind them in the accept queue waits for
-it): the first normal request after the burst may take up to `SETTLE_MAX_S`, and its time is
-reported; the bound holds from the next on. A server that the abusive connections block never
-answers it, and fails.
+  never finish them; the first normal request after their burst may take up to `SETTLE_MAX_S`;
+- idle: `IDLE_CONNECTIONS` connections opened and left silent, likewise;
 - oversized headers: `VOLUME_CLIENTS` clients that for `VOLUME_SECONDS` send request after request
   with a 2 MiB header, or 200,000 small ones (over every server's limit: the contract refuses a
   request head over 1 MiB); each answered 4xx or closed;

@@ -1,4 +1,4 @@
-"""What real clients and proxies send that Arena's engine never does (issue 26, point 4), each a
+"""What real clients and proxies send that Arena's engine never does, each a
 conformance check on the main server, over a raw socket to 127.0.0.1:
 
 - HTTP/1.0 without Host: valid (RFC 9112, 3.2 requires Host of HTTP/1.1 only), and still sent by
