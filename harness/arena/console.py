@@ -17,10 +17,6 @@ from rich.console import Console as RichConsole
 from rich.progress import BarColumn, Progress, ProgressColumn, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
-from arena.checks.result import CheckResult
-from arena.report.render import terminal
-from arena.report.tables import Report, Table
-
 LOG_WIDTH = 1000  # not a terminal: lines as long as they are, never wrapped
 
 
@@ -65,20 +61,6 @@ class Console:
 
     def error(self, text: str) -> None:
         self.err.print(f"arena: {text}", style="red", soft_wrap=True)
-
-    def check(self, result: CheckResult, verbose: bool = False) -> None:
-        """A conformance check's outcome: every one when verbose, else only those with problems."""
-        if result.status == "pass" and not verbose:
-            return
-        self.line(f"    {result.status:4}  {result.name}  ({result.seconds:.1f} s)")
-        if result.detail():
-            self.line(indent(result.detail(), "          "))
-
-    def table(self, t: Table) -> None:
-        terminal.table(t, self.out, self.wide)
-
-    def report(self, r: Report) -> None:
-        terminal.report(r, self.out, self.wide)
 
     @contextmanager
     def working(self, text: str) -> Iterator[None]:

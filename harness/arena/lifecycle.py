@@ -17,12 +17,12 @@ from arena.findings.section import section as findings_section
 from arena.findings.values import Index
 from arena.gates import assertion, junit
 from arena.gates.assertion import Assertion
-from arena.impls.catalog import RESULTS
 from arena.kind import Batch, Cut, Kind
 from arena.measured.measurement import Measurement
 from arena.measured.store import Run, Store, StoreError
+from arena.paths import RESULTS
 from arena.report import provenance
-from arena.report.render import html, markdown
+from arena.report.render import html, markdown, terminal
 from arena.report.tables import Report
 
 
@@ -67,7 +67,7 @@ def _asserted(
     judged = [j for a in assertions for j in assertion.judge(a, measurements)]
     breached = sum(not j.ok for j in judged)
     console.line(f"\nassertions: {breached} breached of {len(judged)}", style="bold")
-    console.table(assertion.table(judged))
+    terminal.table(console, assertion.table(judged))
     if junit_file:
         junit.write(Path(junit_file), "arena assertions", assertion.cases(judged))
         console.line(f"JUnit XML: {junit_file}")
@@ -147,7 +147,7 @@ def write_summary(kind: Kind, store: Store, current: Run, console: Console) -> N
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "summary.md").write_text(markdown.report(made), encoding="utf-8")
     console.line()
-    console.report(made)
+    terminal.report(console, made)
     console.line(f"\nsummary: {folder / 'summary.md'}")
     try:
         (folder / "report.html").write_text(html.report(made), encoding="utf-8")

@@ -23,9 +23,9 @@ from arena.engines import loadgen
 from arena.engines.interface import EngineRun
 from arena.engines.steadiness import Rule
 from arena.errors import UsageError
+from arena.frame.starts import Starts, start_settings
 from arena.host import cores
 from arena.host.process import free_port, running
-from arena.host.starts import Starts, start_settings
 from arena.impls import catalog
 from arena.kind import Task
 from arena.measured.measurement import Measurement, Outcome

@@ -26,8 +26,8 @@ from arena.engines import loadgen
 from arena.errors import UsageError
 from arena.host.process import free_port, running
 from arena.impls import catalog
-from arena.impls.catalog import ROOT
 from arena.measured.store import Store
+from arena.paths import ROOT
 from browser import chromium
 from conftest import needs_engine, write_manifest
 from test_report_html import SCREENSHOTS, report_of

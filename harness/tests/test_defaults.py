@@ -10,7 +10,7 @@ import pytest
 from arena.capacity.workloads import chosen, load, objective_of
 from arena.cli import main as cli
 from arena.host import cores
-from arena.impls.catalog import ROOT
+from arena.paths import ROOT
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 # The README and each command's page: an example or a statement may stand in either.

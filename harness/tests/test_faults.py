@@ -25,15 +25,15 @@ from arena import lifecycle
 from arena.cli.main import kinds
 from arena.console import Console
 from arena.engines import loadgen
+from arena.frame.starts import Starts, start_settings
 from arena.host.process import free_port
-from arena.host.starts import Starts, start_settings
 from arena.impls import catalog
-from arena.impls.catalog import ROOT
 from arena.impls.prepare import prepare
 from arena.impls.toolchain import Toolchains
 from arena.measured import store
 from arena.measured.measurement import Outcome
 from arena.measured.store import Store, StoreError
+from arena.paths import ROOT
 from arena.rest import measure
 from conftest import needs_engine
 from test_lifecycle import Counting, options

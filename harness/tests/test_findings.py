@@ -22,11 +22,11 @@ from arena.findings.rules import Case, Missing
 from arena.findings.section import section
 from arena.findings.values import Cell, Index, Value, separated, value_of
 from arena.findings.verdict import Tally, Verdict, combined
-from arena.impls.catalog import SPEC
 from arena.measured import store as store_module
 from arena.measured.measurement import Measurement, Outcome
 from arena.measured.store import Store
 from arena.micro.result import ProgramRun
+from arena.paths import SPEC
 from test_export import search
 
 A, D, N = Verdict.AGREES, Verdict.DISAGREES, Verdict.NO_DIFFERENCE

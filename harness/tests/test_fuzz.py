@@ -8,7 +8,7 @@ import yaml
 
 from arena.checks import fuzz
 from arena.host import database
-from arena.impls.catalog import SPEC
+from arena.paths import SPEC
 
 
 def test_a_server_that_ignores_the_contract_fails_the_fuzzing(fake):

@@ -11,10 +11,10 @@ import pytest
 from arena import lifecycle
 from arena.console import Console
 from arena.errors import UsageError
-from arena.impls.catalog import RESULTS
 from arena.kind import Batch, Cut, Task
 from arena.measured.measurement import Measurement, Outcome, payload
 from arena.measured.store import Store
+from arena.paths import RESULTS
 from arena.report.tables import Cell, Column, Report, Row, Section, Table, legend
 
 

@@ -15,8 +15,8 @@ import sys
 
 import pytest
 
-from arena.impls.catalog import ROOT
 from arena.measured.store import Store
+from arena.paths import ROOT
 from arena.rest.result import HttpResult
 
 SUBNET = "10.199.0"

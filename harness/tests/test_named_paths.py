@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.impls.catalog import ROOT
+from arena.paths import ROOT
 
 SOURCE_TYPES = "py|rs|md|toml|yaml|sql|html|css|ts|go|java|kt|scala|ex|exs|erl|rb"
 # A path: folders then a last part, or a bare file name of a source type. What stands before it must

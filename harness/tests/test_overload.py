@@ -6,6 +6,7 @@ import pytest
 from arena.checks import overload, verify
 from arena.engines.loadgen import BINARY, Loadgen
 from arena.impls import catalog
+from arena.paths import SERVERS
 
 BASELINE_MS = 2.0
 BOUND_MS = overload.bound_ms(BASELINE_MS)  # 12 ms: the floor wins over twice the baseline
@@ -102,7 +103,7 @@ def test_the_numbers_reported_come_from_their_stages():
 
 @pytest.mark.skipif(not BINARY.exists(), reason="the load engine is not built (./arena build)")
 def test_a_real_overload_run_against_go(monkeypatch):
-    go = catalog.parse(catalog.SERVERS / "go" / "arena.toml")
+    go = catalog.parse(SERVERS / "go" / "arena.toml")
     if not all((go.folder / out).exists() for out in go.build_outputs):
         pytest.skip("the Go server is not built (./arena build go)")
     # Tiny stages and warm-ups: the plumbing end to end, in well under 40 s.

@@ -2,7 +2,7 @@ import subprocess
 import sys
 
 from arena.checks import reference
-from arena.impls.catalog import SPEC
+from arena.paths import SPEC
 
 
 def test_checksums_match_the_contracts_reference_values():

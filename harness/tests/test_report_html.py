@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from arena.impls.catalog import ROOT
+from arena.paths import ROOT
 from arena.report.charts import BAR, LINE, PERCENTILE
 from arena.report.published import Published
 from arena.report.render import html

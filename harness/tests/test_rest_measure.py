@@ -9,8 +9,8 @@ import pytest
 
 from arena.engines import loadgen
 from arena.engines.interface import EngineError, EngineRun
+from arena.frame.starts import Starts, start_settings
 from arena.host.process import free_port, running
-from arena.host.starts import Starts, start_settings
 from arena.impls import catalog
 from arena.kind import Task
 from arena.measured.measurement import Outcome

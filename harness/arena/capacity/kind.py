@@ -21,17 +21,17 @@ from arena.capacity.workloads import Point, StartRule, Workload, chosen, load, o
 from arena.checks import reference, verify
 from arena.console import Console
 from arena.engines.interface import EngineError, LoadEngine
+from arena.frame.starts import Starts, start_settings
 from arena.host import cores
 from arena.host.database import Database, DatabaseError
 from arena.host.process import ServerError
-from arena.host.starts import Starts, start_settings
 from arena.impls import catalog
-from arena.impls.catalog import RESULTS
 from arena.impls.toolchain import Toolchains, runtime_version
 from arena.kind import Batch, Task, repetitions
 from arena.measured.measurement import Measurement, Outcome
 from arena.measured.stats import NOISY_COV
 from arena.measured.store import Run
+from arena.paths import RESULTS
 from arena.report.tables import Report
 
 KIND = "capacity"
@@ -104,7 +104,7 @@ class CapacityKind:
         if plan.get("scaling"):
             points += [Point(w, w.objective, sweep.CLIENTS) for w in workloads]
         # One start a repetition serves every workload in turn, in the order of spec/capacity.toml
-        # (host/starts.py; spec/capacity.md, "One start, every workload").
+        # (frame/starts.py; spec/capacity.md, "One start, every workload").
         rule = dataclasses.replace(load()[0].starts, most=plan["repeat"])
         rule = dataclasses.replace(rule, least=min(rule.least, rule.most))
         tasks = [

@@ -11,8 +11,8 @@ from functools import cache
 
 from arena.engines.steadiness import Rule
 from arena.errors import UsageError
-from arena.impls.catalog import SPEC
 from arena.measured.stats import NOISY_COV
+from arena.paths import SPEC
 
 SPEC_FILE = SPEC / "capacity.toml"
 DATA_KINDS = ("users", "records")
@@ -134,7 +134,7 @@ class Point:
         )
 
     def settings(self) -> dict[str, str]:
-        """The server settings its workload needs (a shared start's: host/starts.py)."""
+        """The server settings its workload needs (a shared start's: frame/starts.py)."""
         return self.workload.settings
 
     def db_delay_s(self) -> float:

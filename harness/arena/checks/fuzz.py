@@ -26,7 +26,8 @@ from arena.checks.client import Client
 from arena.checks.result import CheckResult, Problem, Severity
 from arena.host.database import Database
 from arena.host.process import ServerError, free_port, running
-from arena.impls.catalog import RESULTS, SPEC, Manifest
+from arena.impls.catalog import Manifest
+from arena.paths import RESULTS, SPEC
 
 SETTINGS = {"ARENA_BCRYPT_COST": "4", "ARENA_LONGPOLL_MS": "10", "ARENA_HELLO_DELAY_MS": "10", "ARENA_SORT_N": "100"}
 MAX_SORT_N = 2000

@@ -7,7 +7,7 @@ import importlib.util
 from functools import lru_cache
 from pathlib import Path
 
-from arena.impls.catalog import RESULTS, SPEC
+from arena.paths import RESULTS, SPEC
 
 _spec = importlib.util.spec_from_file_location("arena_spec_reference", SPEC / "reference.py")
 assert _spec is not None and _spec.loader is not None

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from arena.console import Console, indent
+
 
 class Severity(StrEnum):
     WARN = "warn"  # worth a look, yet not proof that the contract is broken (a loaded machine)
@@ -55,3 +57,12 @@ def verdict(results: list[CheckResult]) -> str:
         + (f", {warned} with warnings" if warned else "")
         + (f", {skipped} skipped" if skipped else "")
     )
+
+
+def show_check(console: Console, result: CheckResult, verbose: bool = False) -> None:
+    """A check's outcome on the console: every one when verbose, else only those with problems."""
+    if result.status == "pass" and not verbose:
+        return
+    console.line(f"    {result.status:4}  {result.name}  ({result.seconds:.1f} s)")
+    if result.detail():
+        console.line(indent(result.detail(), "          "))

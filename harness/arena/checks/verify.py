@@ -29,16 +29,17 @@ from dataclasses import dataclass
 from arena.checks import abuse, clients, db_urls, overload, records, reference
 from arena.checks.client import Client, Reply
 from arena.checks.expect import Context, mismatch
-from arena.checks.result import CheckResult, Problem, Severity, verdict
+from arena.checks.result import CheckResult, Problem, Severity, show_check, verdict
 from arena.console import Console
 from arena.engines.interface import LoadEngine
 from arena.host import cores
 from arena.host.database import Database, DatabaseError, database
 from arena.host.process import Server, ServerError, free_port, running
 from arena.impls import build
-from arena.impls.catalog import RESULTS, ROOT, SPEC, Manifest
+from arena.impls.catalog import Manifest
 from arena.impls.prepare import prepare
 from arena.impls.toolchain import Toolchains, runtime_version
+from arena.paths import RESULTS, ROOT, SPEC
 
 HELLO_EVERY = 5
 HELLO_DELAY_MS = 1000
@@ -577,7 +578,7 @@ def suite(manifest: Manifest, cpus: int, db: Database, console: Console, verbose
         return Verdict("skipped", f"{manifest.name} uses at most {manifest.max_cpus} core(s)")
     started = time.monotonic()
     with console.working(f"  verify {manifest.name} --cpus {cpus}"):
-        results = conformance(manifest, cores.take(cpus), db, lambda result: console.check(result, verbose))
+        results = conformance(manifest, cores.take(cpus), db, lambda result: show_check(console, result, verbose))
     line = verdict(results)
     console.line(f"  verify {manifest.name} --cpus {cpus}: {line} ({time.monotonic() - started:.0f} s)")
     return Verdict("passed" if all(r.ok for r in results) else "failed", line)

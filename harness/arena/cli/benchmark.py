@@ -31,6 +31,7 @@ from arena.impls import catalog
 from arena.impls.catalog import Toolchain
 from arena.impls.prepare import prepare
 from arena.impls.toolchain import Toolchains
+from arena.report.render import terminal
 from arena.report.tables import Cell, Column, Row, Table
 
 WRK = Toolchain("wrk", ["sh", "-c", "command -v wrk"], "apt-get install -y wrk")
@@ -175,7 +176,7 @@ def run(impl: str, seconds: int, repeat: int, engine: LoadEngine, console: Conso
         Column("server CPU share", numeric=True),
         Column("own CPU µs per request", numeric=True),
     ]
-    console.table(Table(columns, rows, flags=False))
+    terminal.table(console, Table(columns, rows, flags=False))
     ratio = ours / wrk
     console.line(f"{engine.name} / wrk = {ratio:.3f} (required >= {REQUIRED_RATIO})")
     achieved = open_run["achieved_arrival_rate"] or 0.0
@@ -281,5 +282,5 @@ def open_check(impl: str, rates: list[float], seconds: int, repeat: int, engine:
         Column(f"p99 {engine.name}/oha", numeric=True),
     ]
     console.line()
-    console.table(Table(columns, rows, flags=False))
+    terminal.table(console, Table(columns, rows, flags=False))
     return 0

@@ -17,6 +17,7 @@ from arena.errors import UsageError
 from arena.gates import junit
 from arena.kind import Kind, main_metrics
 from arena.measured.store import Store
+from arena.report.render import terminal
 
 
 def cases(comparison: Comparison, fail_on: list[str]) -> list[junit.Case]:
@@ -46,7 +47,7 @@ def run(args: argparse.Namespace, kinds: dict[str, Kind], console: Console) -> i
     if args.json:
         sys.stdout.write(json.dumps(made.document() | {"differs": differs}, indent=2) + "\n")
     else:
-        console.report(report(made, differs))
+        terminal.report(console, report(made, differs))
     if args.junit:
         junit.write(Path(args.junit), f"arena compare {a.label} {b.label}", cases(made, args.fail_on))
         if not args.json:
@@ -90,7 +91,7 @@ def show_history(args: argparse.Namespace, kinds: dict[str, Kind], console: Cons
         found = history.read(store, args.impl, args.scenario, main_metrics(kinds))
     finally:
         store.close()
-    console.report(history_report.report(args.impl, found))
+    terminal.report(console, history_report.report(args.impl, found))
     return 0
 
 

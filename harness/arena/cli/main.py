@@ -18,6 +18,7 @@ from pathlib import Path
 from arena import lifecycle
 from arena.capacity.kind import CapacityKind
 from arena.checks import fuzz, verify
+from arena.checks.result import CheckResult, show_check
 from arena.cli import benchmark, compare, findings_suite, testsuite
 from arena.console import Console
 from arena.dashboard import app as dashboard
@@ -49,6 +50,7 @@ from arena.kind import noisy as kind_noisy
 from arena.measured import export, importing
 from arena.measured.store import Store
 from arena.micro.kind import MicroKind
+from arena.report.render import terminal
 from arena.report.tables import Cell, Column, Row, Table
 from arena.rest.kind import RestKind
 from arena.soak import kind as soak
@@ -120,7 +122,7 @@ def cmd_list(args: argparse.Namespace, console: Console) -> int:
                 cells.insert(5, Cell(m.payload or "-"))
             body.append(Row(cells))
         console.line(title if rows is servers or not servers else f"\n{title}", style="bold")
-        console.table(Table(columns, body, flags=False))
+        terminal.table(console, Table(columns, body, flags=False))
     return 0
 
 
@@ -212,7 +214,7 @@ def cmd_verify(args: argparse.Namespace, console: Console) -> int:
         Column("overload"),
         Column("detail"),
     ]
-    console.table(Table(columns, rows, flags=False))
+    terminal.table(console, Table(columns, rows, flags=False))
     return 0 if all_ok else 1
 
 
@@ -221,6 +223,10 @@ def _verified(
 ) -> list[Row]:
     """One implementation's conformance rows, a core budget each, with what `beyond` asks for."""
     prepared = prepare(manifest, toolchains, console)
+
+    def shown_all(result: CheckResult) -> None:
+        show_check(console, result, verbose=True)
+
     rows = []
     for cpus in budgets:
         if not prepared.ok:
@@ -245,17 +251,17 @@ def _verified(
         if beyond.examples and tried:
             with console.working(f"  fuzz {manifest.name} --cpus {cpus}"):
                 result = fuzz.fuzz(manifest, cores.take(cpus), db, beyond.examples)
-            console.check(result, verbose=True)
+            show_check(console, result, verbose=True)
             fuzzed, detail = ("pass" if result.ok else "FAIL"), f"{detail}; fuzz: {result.note}"
         abuse = "-"
         if beyond.abuse and tried:
             with console.working(f"  abuse {manifest.name} --cpus {cpus}"):
-                results = verify.abuse_checks(manifest, cores.take(cpus), lambda r: console.check(r, verbose=True))
+                results = verify.abuse_checks(manifest, cores.take(cpus), shown_all)
             abuse = "pass" if all(r.ok for r in results) else "FAIL"
         overloaded = "-"
         if beyond.overload and tried:
             with console.working(f"  overload {manifest.name} --cpus {cpus}"):
-                found = verify.overload_check(manifest, cpus, beyond.overload, lambda r: console.check(r, verbose=True))
+                found = verify.overload_check(manifest, cpus, beyond.overload, shown_all)
             overloaded = {"fail": "FAIL", "skip": "skipped"}.get(found.status, "pass")
             detail = f"{detail}; overload: {found.note or found.skipped or 'not measured'}"
         row = [manifest.name, str(cpus), shown, fuzzed, abuse, overloaded, detail]
@@ -339,7 +345,7 @@ def cmd_findings(args: argparse.Namespace, console: Console) -> int:
     ]
     made = section(shown, [r.name for r in read])
     console.line(made.heading, style="bold")
-    console.table(made.table)
+    terminal.table(console, made.table)
     for note in made.notes:
         console.line(note)
     return 0
@@ -355,7 +361,7 @@ def _changes(store: Store, console: Console) -> int:
     changed = f"{', '.join(sorted(was - now))} and {', '.join(sorted(now - was))}"
     console.line(f"{len(table.rows)} verdict(s) differ between runs {changed}", style="bold")
     if table.rows:
-        console.table(table)
+        terminal.table(console, table)
     return 0
 
 

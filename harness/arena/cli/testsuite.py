@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.checks import fuzz, verify
-from arena.checks.result import verdict
+from arena.checks.result import show_check, verdict
 from arena.console import Console, indent
 from arena.engines.interface import EngineError
 from arena.engines.loadgen import LOADGEN, Loadgen
@@ -23,10 +23,11 @@ from arena.host import cores
 from arena.host.database import Database, database
 from arena.impls import catalog
 from arena.impls.build import tail
-from arena.impls.catalog import RESULTS, ROOT, Manifest
+from arena.impls.catalog import Manifest
 from arena.impls.prepare import prepare
 from arena.impls.toolchain import Toolchains
 from arena.micro import conformance as micro_conformance
+from arena.paths import RESULTS, ROOT
 
 STEP_TIMEOUT = 1800
 FUZZ_EXAMPLES = 20  # the fuzzer's cases per operation and phase here; arena verify --fuzz runs 100
@@ -131,7 +132,7 @@ def server_steps(manifest: Manifest, toolchains: Toolchains, db: Database, conso
         steps.append(Step(f"{manifest.name}: conformance --cpus {cpus}", found.status, found.detail))
     with console.working(f"  fuzz {manifest.name} --cpus 1"):
         fuzzed = fuzz.fuzz(manifest, cores.take(1), db, FUZZ_EXAMPLES)
-    console.check(fuzzed)
+    show_check(console, fuzzed)
     steps.append(Step(f"{manifest.name}: fuzz --cpus 1", "passed" if fuzzed.ok else "failed", fuzzed.detail()))
     with console.working(f"  abuse {manifest.name} --cpus 1"):
         abused = verify.abuse_checks(manifest, cores.take(1), console.check)

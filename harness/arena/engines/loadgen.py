@@ -12,8 +12,9 @@ from pathlib import Path
 from arena.engines.interface import EngineError, EngineRun
 from arena.host.process import cpu_list
 from arena.impls.build import tail
-from arena.impls.catalog import RESULTS, ROOT, Toolchain
+from arena.impls.catalog import Toolchain
 from arena.impls.toolchain import Toolchains
+from arena.paths import RESULTS, ROOT
 
 LOADGEN = ROOT / "loadgen"
 BINARY = LOADGEN / "target" / "release" / "loadgen"

@@ -9,8 +9,8 @@ from functools import cache
 
 from arena.errors import UsageError
 from arena.findings.rules import RULES, Rule
-from arena.impls.catalog import SPEC
 from arena.kind import SUITES
+from arena.paths import SPEC
 from arena.report.published import Published
 from arena.report.published import parse as parse_published
 

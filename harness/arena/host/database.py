@@ -43,8 +43,9 @@ import psycopg
 
 from arena.errors import ArenaError
 from arena.host.process import cpu_list, free_port, port_in_use
-from arena.impls.catalog import RESULTS, SPEC, Toolchain
+from arena.impls.catalog import Toolchain
 from arena.impls.toolchain import Toolchains
+from arena.paths import RESULTS, SPEC
 
 SCHEMA = SPEC / "data" / "record.sql"
 SEEDED = "^r[0-9]+$"  # the names record.sql seeds

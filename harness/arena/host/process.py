@@ -25,7 +25,8 @@ import psutil
 
 from arena.errors import ArenaError
 from arena.impls.build import tail
-from arena.impls.catalog import RESULTS, SPEC, Manifest
+from arena.impls.catalog import Manifest
+from arena.paths import RESULTS, SPEC
 
 STOP_GRACE = 5.0
 READY_POLL_S = 0.01  # how often readiness is asked: the cold-start time is this precise

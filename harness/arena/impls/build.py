@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from arena.impls.catalog import RESULTS, Manifest
+from arena.impls.catalog import Manifest
+from arena.paths import RESULTS
 
 BUILD_TIMEOUT = 1800
 STAMPS = RESULTS / "build"

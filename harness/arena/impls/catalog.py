@@ -8,21 +8,15 @@ run from the same folder and build.
 
 from __future__ import annotations
 
-import os
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from arena.errors import ArenaError, UsageError
+from arena.paths import MICRO, ROOT, SERVERS
 
-ROOT = Path(__file__).resolve().parents[3]
-SPEC = ROOT / "spec"
-SERVERS = ROOT / "servers"
-MICRO = ROOT / "micro"
 PAYLOADS = ("copied", "shared")
-# Tests point this elsewhere so they never touch a user's results.
-RESULTS = Path(os.environ.get("ARENA_RESULTS") or ROOT / "results")
 
 
 class ManifestError(ArenaError):

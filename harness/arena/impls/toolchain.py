@@ -9,7 +9,8 @@ import os
 import subprocess
 from dataclasses import dataclass
 
-from arena.impls.catalog import RESULTS, Manifest, Toolchain
+from arena.impls.catalog import Manifest, Toolchain
+from arena.paths import RESULTS
 
 CHECK_TIMEOUT = 60
 INSTALL_TIMEOUT = 1800

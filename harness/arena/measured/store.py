@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.errors import ArenaError, UsageError
-from arena.impls.catalog import RESULTS
 from arena.measured.measurement import Measurement, Outcome, decode, encode
+from arena.paths import RESULTS
 
 SCHEMA_VERSION = 2
 # How long a connection waits for another's write (a store opened as another is upgraded): never

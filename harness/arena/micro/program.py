@@ -29,8 +29,9 @@ import psutil
 
 from arena.host import cores
 from arena.host.process import cpu_list, stop_tree, tree_of
-from arena.impls.catalog import RESULTS, Manifest
+from arena.impls.catalog import Manifest
 from arena.micro.suite import Point
+from arena.paths import RESULTS
 
 # Most runs end within a second: a short first pause notices that sooner, then the poll settles
 # at a rate that costs the measured cores next to nothing.

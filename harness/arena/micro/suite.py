@@ -11,8 +11,8 @@ import psutil
 
 from arena.errors import UsageError
 from arena.host import cores
-from arena.impls.catalog import SPEC
 from arena.kind import FINDINGS
+from arena.paths import SPEC
 from arena.report import published
 from arena.report.published import Published
 

@@ -17,8 +17,9 @@ import subprocess
 import tomllib
 from dataclasses import dataclass
 
-from arena.impls.catalog import FEATURES, ROOT, SPEC, Manifest, Toolchain
+from arena.impls.catalog import FEATURES, Manifest, Toolchain
 from arena.impls.toolchain import Toolchains
+from arena.paths import ROOT, SPEC
 from arena.report.tables import Cell, Column, Row, Section, Table
 
 CLOC = Toolchain("cloc", ["cloc", "--version"], "apt-get install -y cloc")

@@ -12,9 +12,9 @@ import time
 from pathlib import Path
 
 from arena.host.cores import machine_cores
-from arena.impls.catalog import ROOT
 from arena.measured.measurement import Measurement
 from arena.measured.store import Run
+from arena.paths import ROOT
 from arena.report.tables import Cell, Column, Row, Section, Table
 
 

@@ -14,8 +14,8 @@ from arena.console import Console
 from arena.engines.interface import LoadEngine
 from arena.engines.locust.engine import Locust
 from arena.errors import UsageError
+from arena.frame.starts import Starts, start_settings
 from arena.host import cores
-from arena.host.starts import Starts, start_settings
 from arena.impls import catalog
 from arena.impls.toolchain import Toolchains
 from arena.kind import Batch, Task, repetitions
@@ -25,12 +25,12 @@ from arena.measured.store import Run
 from arena.report import features
 from arena.report.tables import Report
 from arena.rest import measure, scenarios, tables
-from arena.rest.starts import nominal_rps
+from arena.rest.order import nominal_rps
 
 USERS_ROWS = 100_000
 ENGINES = ("loadgen", "locust", "both")  # --engine: both measures every point Locust can run twice
 MAX_WORKERS = 64
-START_S = 3  # starting and stopping a server, for the ETA (once per repetition: host/starts.py)
+START_S = 3  # starting and stopping a server, for the ETA (once per repetition: frame/starts.py)
 
 
 def estimate(point: scenarios.Point, cpus: int, first: bool) -> float:
@@ -163,7 +163,7 @@ class RestKind:
         tasks = []
         for repetition in range(plan["repeat"]):
             for manifest, cpus in ready:
-                # One start a repetition serves its points, the busiest load first (rest/starts.py).
+                # One start a repetition serves its points, the busiest load first (rest/order.py).
                 ordered = sorted(points, key=lambda p: -nominal_rps(p, cpus))
                 tasks += [
                     Task(self.name, manifest, point, cpus, repetition, estimate(point, cpus, i == 0))

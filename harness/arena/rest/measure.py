@@ -1,4 +1,4 @@
-"""One REST measurement: the server of the repetition's start, pinned to its cores (host/starts.py),
+"""One REST measurement: the server of the repetition's start, pinned to its cores (frame/starts.py),
 warmed up under the point's own load until steady (rest/steady.py), loaded by the engine on the
 remaining cores while its CPU time and peak memory are sampled — and what came of it as a
 Measurement, with the point's ceiling (rest/ceiling.py)."""
@@ -11,10 +11,10 @@ import os
 from collections.abc import Callable
 
 from arena.engines.interface import ENGINE_BOUND, EngineError, LoadEngine
+from arena.frame.starts import Starts
 from arena.host import cores
 from arena.host.database import Database, DatabaseError
 from arena.host.process import Sampler, ServerError
-from arena.host.starts import Starts
 from arena.impls.toolchain import runtime_version
 from arena.kind import Task
 from arena.measured.measurement import Measurement, Outcome

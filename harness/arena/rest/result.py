@@ -21,7 +21,7 @@ class HttpResult:
     ready_s: float | None = None  # cold start: process start to the first correct answer
     warmup: dict | None = None  # rest.steady.Warmup as stored: slices, steady_at, seconds, classification
     ceiling: dict | None = None  # rest.ceiling.Ceiling as stored: rps and why
-    # Since shared starts (host/starts.py); before, every point had a start of its own:
+    # Since shared starts (frame/starts.py); before, every point had a start of its own:
     points_before: int = 0  # points its server start had measured before this one
     process_age_s: float | None = None  # the server process's age when this point's warm-up began
     # Since /record: the database's whole process tree over the measured window (scenarios that use

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena.errors import UsageError
-from arena.impls.catalog import SPEC
 from arena.kind import FINDINGS
+from arena.paths import SPEC
 from arena.report import published
 from arena.report.published import Published
 from arena.rest.steady import Rule

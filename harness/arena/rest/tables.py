@@ -343,7 +343,7 @@ def cold_start(measurements: list[Measurement]) -> Section | None:
     notes = [
         "first answer: from the process's start to its first correct answer to GET /, polled every 10 ms",
         "steady: from the process's start until the load of its first point was steady (rest/steady.py); "
-        "every start then serves the repetition's other points in turn (host/starts.py)",
+        "every start then serves the repetition's other points in turn (frame/starts.py)",
     ]
     return Section(
         "cold start: seconds from process start, over every start of the run", Table(columns, rows, flags=False), notes

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from arena.errors import UsageError
-from arena.impls.catalog import SPEC
+from arena.paths import SPEC
 
 SPEC_FILE = SPEC / "soak.toml"
 

@@ -25,8 +25,8 @@ from pathlib import Path
 from arena.engines.interface import EngineError, EngineRun
 from arena.errors import UsageError
 from arena.host.process import cpu_list, free_port, stop_tree
-from arena.impls.catalog import RESULTS, ROOT
 from arena.impls.toolchain import Toolchains
+from arena.paths import RESULTS, ROOT
 
 LOCUSTFILE = Path(__file__).with_name("locustfile.py")
 MASTER_PORT = 5557  # Locust's own default, where remote workers look first

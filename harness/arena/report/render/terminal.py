@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table as RichTable
 from rich.text import Text
 
+from arena.console import Console as Shell
 from arena.report.tables import Report, Table
 
 UNBOUNDED = 100_000
@@ -42,14 +43,24 @@ def fitted(t: Table, console: Console, wide: bool) -> tuple[RichTable, list[str]
     return _rich(t, essential), [t.columns[i].header for i in every if i not in essential]
 
 
-def table(t: Table, console: Console, wide: bool = False) -> None:
+def table(shell: Shell, t: Table) -> None:
+    """A table on the harness's console, its columns fitted to the window unless `--wide`."""
+    _table(t, shell.out, shell.wide)
+
+
+def report(shell: Shell, r: Report) -> None:
+    """A report on the harness's console: its tables, then its notes and legend."""
+    _report(r, shell.out, shell.wide)
+
+
+def _table(t: Table, console: Console, wide: bool) -> None:
     shown, hidden = fitted(t, console, wide)
     console.print(shown)
     if hidden:
         console.print(f"  (not shown to fit the window: {', '.join(hidden)}; --wide shows every column)")
 
 
-def report(r: Report, console: Console, wide: bool = False) -> None:
+def _report(r: Report, console: Console, wide: bool) -> None:
     console.print(r.title, style="bold")
     for line in r.preamble:
         console.print(line)
@@ -59,7 +70,7 @@ def report(r: Report, console: Console, wide: bool = False) -> None:
         if section.skipped:
             console.print(f"  skipped: {section.skipped}")
         if section.table is not None:
-            table(section.table, console, wide)
+            _table(section.table, console, wide)
         for note in section.notes:
             console.print(f"  {note}")
         console.print()

@@ -15,8 +15,9 @@ import subprocess
 from pathlib import Path
 
 from arena.errors import ArenaError
-from arena.impls.catalog import RESULTS, ROOT, Toolchain
+from arena.impls.catalog import Toolchain
 from arena.impls.toolchain import Toolchains
+from arena.paths import RESULTS, ROOT
 
 WEB = ROOT / "harness" / "web"
 MODULES = WEB / "node_modules"

@@ -1,4 +1,4 @@
-"""The order in which a REST repetition's shared start (host/starts.py) serves its points: the
+"""The order in which a REST repetition's shared start (frame/starts.py) serves its points: the
 busiest load first, so that the start is warmed by the most demanding point, and each point is
 still measured only once it is steady under its own load (rest/steady.py)."""
 
