@@ -28,6 +28,7 @@ from arena.host.process import ServerError
 from arena.impls import catalog
 from arena.impls.toolchain import Toolchains, runtime_version
 from arena.kind import Batch, Task, repetitions
+from arena.measured.flags import Flag
 from arena.measured.measurement import Measurement, Outcome
 from arena.measured.stats import NOISY_COV
 from arena.measured.store import Run
@@ -132,7 +133,7 @@ class CapacityKind:
         workload, manifest = point.workload, task.manifest
         search_parameters = load()[0]
         server_cores, engine_cores, shared = cores.split(task.cpus)
-        flags = ["shared-cores"] if shared else []
+        flags = [Flag.SHARED_CORES] if shared else []
         versions = {"runtime": runtime_version(manifest), "framework": manifest.framework}
         parameters = {"settings": workload.settings, "server_cores": server_cores, "engine_cores": engine_cores}
         try:
@@ -155,11 +156,11 @@ class CapacityKind:
                 result = ClientSweep(
                     [dataclasses.asdict(level) for level in levels], len(workload.steps), server.ready_s, setup_s
                 )
-                flags += ["engine-bound"] if any(level.engine_bound for level in levels) else []
+                flags += [Flag.ENGINE_BOUND] if any(level.engine_bound for level in levels) else []
             else:
                 result = self._search(task, runner, cells, parameters, setup_s, phase)
-                flags += ["engine-bound"] if result.ended == ENGINE_BOUND else []
-                flags += ["pause-bound"] if result.pause_bound() else []
+                flags += [Flag.ENGINE_BOUND] if result.ended == ENGINE_BOUND else []
+                flags += [Flag.PAUSE_BOUND] if result.pause_bound() else []
             if not server.alive():
                 raise ServerError(f"{manifest.name} died during the {workload.id} search")
         except (ServerError, EngineError, DatabaseError, OSError) as err:
@@ -168,7 +169,7 @@ class CapacityKind:
             failed = task.measurement(
                 Outcome.FAILED,
                 reason=str(err),
-                flags=flags + (["crashed"] if crashed else []),
+                flags=flags + ([Flag.CRASHED] if crashed else []),
                 versions=versions,
                 parameters=parameters,
             )

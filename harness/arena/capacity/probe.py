@@ -13,7 +13,7 @@ from pathlib import Path
 
 from arena.capacity import held
 from arena.capacity.workloads import Objective, SearchParameters, Workload, unit_of
-from arena.engines.interface import ENGINE_BOUND, LoadEngine
+from arena.engines.interface import ENGINE_BUSY_MAX, LoadEngine
 from arena.engines.steadiness import Rule
 from arena.host.process import Processes, Sampler, Server, ServerError, cpu_times
 
@@ -32,7 +32,7 @@ class Probe:
     rate: float  # arrivals a second asked for
     passed: bool
     reasons: list[str]  # every condition it failed, as a person reads it; [] when it passed
-    engine_bound: bool  # the engine was busier than ENGINE_BOUND of its cores
+    engine_bound: bool  # the engine was busier than ENGINE_BUSY_MAX of its cores
     steady: bool
     tries: int  # 2 when a first try was not yet steady at a rate the server kept up with
     window_s: float
@@ -244,9 +244,9 @@ class Prober:
         steps = len(self.runner.workload.steps)
         return Probe(
             rate=rate,
-            passed=not reasons and ran.busy <= ENGINE_BOUND,
+            passed=not reasons and ran.busy <= ENGINE_BUSY_MAX,
             reasons=reasons,
-            engine_bound=ran.busy > ENGINE_BOUND,
+            engine_bound=ran.busy > ENGINE_BUSY_MAX,
             steady=result["warmup"]["steady_at"] is not None,
             tries=tries,
             decisive=decisive,
@@ -303,9 +303,9 @@ def decisive(warmup: dict, rule: Rule) -> list[dict]:
 def predicted(rate: float, server_busy: float, engine_busy: float) -> float | None:
     """How far the rate may go, by what the probe cost: where the server's cores would be busy all
     the time (an upper bound of the edge for a server its own CPU limits), or, sooner, where the
-    engine would pass ENGINE_BOUND of its cores; None when both were too idle to tell."""
+    engine would pass ENGINE_BUSY_MAX of its cores; None when both were too idle to tell."""
     limits = [rate / server_busy] if server_busy >= MIN_BUSY else []
-    limits += [rate * ENGINE_BOUND / engine_busy] if engine_busy >= MIN_BUSY else []
+    limits += [rate * ENGINE_BUSY_MAX / engine_busy] if engine_busy >= MIN_BUSY else []
     return min(limits) if limits else None
 
 

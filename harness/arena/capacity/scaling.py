@@ -8,6 +8,7 @@ import statistics
 from collections import defaultdict
 
 from arena.capacity.result import ClientSweep
+from arena.measured.flags import Flag
 from arena.measured.measurement import Measurement
 from arena.measured.scalability import MIN_LEVELS, Fit, FitError, fit
 from arena.measured.stats import summarize
@@ -60,7 +61,7 @@ def section(workload_id: str, title: str, measurements: list[Measurement]) -> Se
         group = [m for m in measurements if (m.impl, m.cpus) == (impl, cpus)]
         levels = _levels(group)
         flags = sorted(
-            {flag for m in group for flag in m.flags} | ({"failed"} if any(not m.measured for m in group) else set())
+            {flag for m in group for flag in m.flags} | ({Flag.FAILED} if any(not m.measured for m in group) else set())
         )
         cells = [Cell(impl), Cell(str(cpus))]
         for n in clients:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from arena.capacity.probe import DRAIN_S, Runner
 from arena.capacity.workloads import SearchParameters
-from arena.engines.interface import ENGINE_BOUND
+from arena.engines.interface import ENGINE_BUSY_MAX
 from arena.engines.steadiness import Rule
 
 CLIENTS = (1, 2, 4, 8, 16, 32, 64)
@@ -58,7 +58,7 @@ def level(runner: Runner, clients: int, rule: Rule | None, window_s: float) -> L
         p99_ms=result["all"]["latency_us"]["p99"] / 1000,
         error_ratio=errors / requests["total"] if requests["total"] else 1.0,
         steady=rule is None or result["warmup"]["steady_at"] is not None,
-        engine_bound=ran.busy > ENGINE_BOUND,
+        engine_bound=ran.busy > ENGINE_BUSY_MAX,
         engine_busy=round(ran.busy, 3),
         server_cpu_s=ran.server_cpu_s,
         server_peak_rss_kb=ran.server_peak_rss_kb,

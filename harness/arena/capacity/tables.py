@@ -13,8 +13,9 @@ from arena.capacity import held, precision, scaling
 from arena.capacity.result import CapacitySearch, ClientSweep
 from arena.capacity.search import FOUND
 from arena.capacity.workloads import Held, Objective, Workload, load, objective_label, unit_of
-from arena.engines.interface import ENGINE_BOUND
+from arena.engines.interface import ENGINE_BUSY_MAX
 from arena.host.process import open_files_limit
+from arena.measured.flags import Flag
 from arena.measured.measurement import Measurement
 from arena.measured.scalability import MIN_LEVELS, FitError, fit
 from arena.measured.stats import NOISY_COV, summarize
@@ -108,15 +109,15 @@ def _row(impl: str, cpus: int, group: list[Measurement], holds: Held | None, noi
     flags = sorted({flag for m in group for flag in m.flags})
     notes = [f"{impl} cpus={cpus} start {m.repetition + 1}: FAILED: {m.reason}" for m in group if not m.measured]
     if any(not m.measured for m in group):
-        flags.append("failed")
+        flags.append(Flag.FAILED)
     bounds = [s for s in searches if s.ended != FOUND and s.edge is not None]
     endings = Counter(s.ended for s in searches)
     shown = ", ".join(f"{ended} {count}/{len(group)}" for ended, count in sorted(endings.items())) or "-"
     summary = precision.edges(searches)
     if summary is not None and summary.noisy(noisy) and not bounds:
-        flags.append("noisy")
+        flags.append(Flag.NOISY)
     if any(non_monotone(s) for s in searches):
-        flags.append("non-monotone")
+        flags.append(Flag.NON_MONOTONE)
     # A start that did not find its edge showed only that the server sustains at least its highest
     # passing rate: the row then claims that much, the most any of them sustained, and no interval.
     if bounds:
@@ -250,7 +251,7 @@ def _curves(workload: str, holds: Held | None, objective: Objective, measurement
 
 def _engine_notes(measurements: list[Measurement], holds: Held | None) -> list[str]:
     """The load engine's own ceiling for this workload, from its CPU at the fastest probe it was
-    busy enough at to tell and still kept up at (past ENGINE_BOUND it did not offer the rate, and
+    busy enough at to tell and still kept up at (past ENGINE_BUSY_MAX it did not offer the rate, and
     its CPU, capped by its cores, says nothing of how far it would go), and the connections the
     probes at the edges held."""
     notes = []
@@ -260,15 +261,15 @@ def _engine_notes(measurements: list[Measurement], holds: Held | None) -> list[s
             for m in measurements
             if m.measured and m.cpus == cpus
             for p in m.payload.probe_list()
-            if MIN_ENGINE_BUSY <= p.engine_busy <= ENGINE_BOUND
+            if MIN_ENGINE_BUSY <= p.engine_busy <= ENGINE_BUSY_MAX
         ]
         if told:
             fastest = max(told, key=lambda probe: probe.rate)
-            ceiling = fastest.rate * ENGINE_BOUND / fastest.engine_busy
+            ceiling = fastest.rate * ENGINE_BUSY_MAX / fastest.engine_busy
             notes.append(
                 f"cpus={cpus}: the load engine's own ceiling here is about {ceiling:,.0f}{unit_of(holds)} (its fastest "
                 f"probe, {fastest.rate:,.0f}, took {fastest.engine_busy:.0%} of its cores; scaled to "
-                f"{ENGINE_BOUND:.0%}); an edge near it is marked engine-bound"
+                f"{ENGINE_BUSY_MAX:.0%}); an edge near it is marked engine-bound"
             )
     peaks = [p.connections_peak for m in measurements if m.measured and (p := m.payload.at_edge()) is not None]
     open_at_once = [peak for peak in peaks if peak is not None]
@@ -295,7 +296,7 @@ def _core_fits(measurements: list[Measurement]) -> list[str]:
         edges = [
             (m.cpus, m.payload.edge)
             for m in measurements
-            if m.impl == impl and m.measured and m.payload.edge is not None and "engine-bound" not in m.flags
+            if m.impl == impl and m.measured and m.payload.edge is not None and Flag.ENGINE_BOUND not in m.flags
         ]
         try:
             fitted = fit([c for c, _ in edges], [e for _, e in edges])
@@ -349,7 +350,7 @@ def report(title: str, measurements: list[Measurement], skipped: list[str]) -> R
                     charts=_curves(workload_id, holds, objective, at_point),
                 )
             )
-    meanings = FLAGS | {"noisy": _noisy(list(workloads.values()))}
+    meanings = FLAGS | {Flag.NOISY: _noisy(list(workloads.values()))}
     shown = legend(sections, extra=(EDGE, ENDINGS), flags=meanings)
     return Report(title, sections=sections, legend=shown, skipped=skipped)
 

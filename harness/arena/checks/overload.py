@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from arena.checks.client import Client
 from arena.checks.expect import Context
 from arena.checks.result import Problem, Severity
-from arena.engines.interface import ENGINE_BOUND, EngineError, LoadEngine
+from arena.engines.interface import ENGINE_BUSY_MAX, EngineError, LoadEngine
 from arena.engines.steadiness import Rule
 from arena.host.process import Server
 
@@ -191,7 +191,7 @@ def check(engine: LoadEngine, server: Server, engine_cores: list[int], shared: b
     if shared:
         said = "no core was left for the engine: it shared the server's, so the server's rate is lower"
         ctx.problems.append(Problem(Severity.WARN, said))
-    if found.engine_busy > ENGINE_BOUND:
+    if found.engine_busy > ENGINE_BUSY_MAX:
         said = f"the engine was {found.engine_busy:.0%} busy: it, not the server, may have limited the load"
         ctx.problems.append(Problem(Severity.WARN, said))
     return found.summary()

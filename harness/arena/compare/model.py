@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from arena.measured.export import counted_values
+from arena.measured.flags import Flag
 from arena.measured.measurement import Measurement
 from arena.measured.stats import NO_INTERVAL, SMALLEST_CHANGE
 
@@ -190,7 +191,7 @@ def _change(key: tuple, metric: str, higher: bool, groups: tuple[list, list], th
     verdict = Verdict.SAME if low <= 1 <= high or touching else judge(ratio, p, higher, threshold, alpha)
     # An engine-bound number is a lower bound of the server's: it can only widen a lead it already
     # has (B engine-bound and ahead stays ahead), never decide a verdict the other way.
-    bound = [name for name, group in zip("AB", groups, strict=True) if any("engine-bound" in m.flags for m in group)]
+    bound = [name for name, group in zip("AB", groups, strict=True) if any(Flag.ENGINE_BOUND in m.flags for m in group)]
     leader = {Verdict.FASTER: "B", Verdict.SLOWER: "A"}.get(verdict)
     if bound and not (higher and bound == [leader]):
         return untested(f"engine-bound on {' and '.join(bound)}: the server's own number is beyond it", geometric)

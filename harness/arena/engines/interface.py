@@ -16,7 +16,7 @@ from arena.errors import ArenaError
 from arena.impls.toolchain import Toolchains
 
 # An engine above this share of its cores may be what limited the load, not the server.
-ENGINE_BOUND = 0.9
+ENGINE_BUSY_MAX = 0.9
 
 
 class EngineError(ArenaError):
@@ -36,7 +36,7 @@ class EngineRun:
 
     def busy(self, cores: int) -> float:
         """How busy the engine was: its busiest process's share of a core when known, else its CPU
-        over all its `cores`; above ENGINE_BOUND it may have limited the load."""
+        over all its `cores`; above ENGINE_BUSY_MAX it may have limited the load."""
         return self.busiest if self.busiest is not None else self.cpu_s / (self.wall_s * cores)
 
 

@@ -15,6 +15,7 @@ from arena.findings.rules import Case, Missing, Published, order_key, telling
 from arena.findings.values import Cell, Index
 from arena.findings.verdict import Said, Tally, Verdict, combined
 from arena.host import cores
+from arena.measured.flags import Flag
 
 # A budget that shared its cores with the load engine is judged only where the finding allows it
 # (the seed's own load tool shared the host) and the engine took at most this much of a core.
@@ -126,7 +127,7 @@ def _tested(index: Index, test: Test) -> Tested:
 def _own(cell: Cell, test: Test) -> bool:
     """Whether the cell's number is its server's: measured on cores of its own, or on cores shared
     with an engine that the finding allows there and that took next to nothing of them."""
-    if "shared-cores" not in cell.flags:
+    if Flag.SHARED_CORES not in cell.flags:
         return True
     return bool(test.shared_cores) and cell.engine_share is not None and cell.engine_share <= SHARED_ENGINE
 

@@ -12,6 +12,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from arena.measured.export import counted_values, values_of
+from arena.measured.flags import Flag
 from arena.measured.measurement import Measurement
 from arena.measured.stats import NO_INTERVAL, SMALLEST_CHANGE, summarize
 
@@ -120,7 +121,7 @@ class Index:
             numbers = counted_values(group, metric)
             flags = frozenset(flag for m in group for flag in m.flags)
             resolution = max(counted_values(group, f"{metric}_resolution"), default=0.0)
-            value = value_of(numbers, "engine-bound" in flags, higher_is_better, resolution) if numbers else None
+            value = value_of(numbers, Flag.ENGINE_BOUND in flags, higher_is_better, resolution) if numbers else None
             exported = [values_of(m) for m in group]
             if value is not None and metric in CEILED and (shares := counted_values(group, "ceiling_share")):
                 why = next((str(v["ceiling_why"]) for v in exported if v.get("ceiling_why")), "")

@@ -12,6 +12,7 @@ import math
 from collections import defaultdict
 from collections.abc import Callable
 
+from arena.measured.flags import Flag
 from arena.measured.measurement import Measurement
 from arena.measured.stats import NOISY_COV, summarize
 from arena.measured.store import Run
@@ -19,7 +20,7 @@ from arena.measured.store import Run
 SCHEMA = "arena.export/1"
 # A repetition with one of these flags is kept in the measurements but left out of the summaries,
 # as the tables leave it out of their medians.
-UNCOUNTED = {"unsteady", "crashed"}
+UNCOUNTED = {Flag.UNSTEADY, Flag.CRASHED}
 ENVELOPE = ["kind", "impl", "experiment", "point", "cpus", "repetition", "outcome", "reason", "flags"]
 # A kind's main numbers of a measurement, metric -> whether higher is better (arena/kind.py).
 MainMetrics = Callable[[Measurement], dict[str, bool]]
@@ -88,7 +89,7 @@ def summaries(measurements: list[Measurement], main: MainMetrics = lambda _: {},
         flags = {flag for m in group for flag in m.flags}
         first = next(iter(main(counted[0])), None) if counted else None
         if first in shown and (shown[first]["cov"] or 0) > noisy(counted[0]):
-            flags.add("noisy")
+            flags.add(Flag.NOISY)
         made.append(
             {
                 "kind": kind,

@@ -13,6 +13,7 @@ from __future__ import annotations
 import statistics
 from collections import defaultdict
 
+from arena.measured.flags import Flag
 from arena.measured.measurement import Measurement, Outcome
 from arena.measured.stats import summarize
 from arena.micro.result import ProgramRun, SpawnSearch
@@ -69,7 +70,7 @@ def warmup_section(benches: list[Bench], measurements: list[Measurement]) -> Sec
             iterations = statistics.median(w["iterations"] for w in warmups)
             seconds = statistics.median(w["seconds"] for w in warmups)
             steady = sum(bool(w["steady"]) for w in warmups)
-            flags |= {"unsteady"} if steady < len(warmups) else set()
+            flags |= {Flag.UNSTEADY} if steady < len(warmups) else set()
             cells.append(Cell(f"{iterations:.0f} it, {seconds:.2f} s, {steady}/{len(warmups)} steady"))
         rows.append(Row(cells, sorted(flags)))
     columns = [Column("impl"), Column("mode"), Column("cpus", numeric=True), *(Column(b) for b in ids)]
@@ -132,11 +133,11 @@ def section(bench: Bench, measurements: list[Measurement]) -> Section | None:
                 continue
             cell, noisy = _cell(group, bench.metric)
             line.append(cell)
-            flags |= {"noisy"} if noisy else set()
-            flags |= {"unsteady"} if any(not _steady(m) for m in group if m.measured) else set()
+            flags |= {Flag.NOISY} if noisy else set()
+            flags |= {Flag.UNSTEADY} if any(not _steady(m) for m in group if m.measured) else set()
             for m in group:
                 if m.outcome is Outcome.FAILED:
-                    flags.add("failed")
+                    flags.add(Flag.FAILED)
                     notes.append(f"{impl} {mode} cpus={cpus} {bench.axis}={value:,}: {m.reason}")
         if with_max:
             largest: list[Measurement] = cells[max(cells)]
@@ -219,4 +220,4 @@ def report(title: str, benches: list[Bench], measurements: list[Measurement], sk
         sections.append(warmups)
     not_run = any(m.outcome is Outcome.NOT_RUN for m in measurements)
     extra = (PAYLOAD, NOT_RUN) if not_run else (PAYLOAD,)
-    return Report(title, [machine], sections, legend(sections, ("noisy", "failed"), extra), skipped)
+    return Report(title, [machine], sections, legend(sections, (Flag.NOISY, Flag.FAILED), extra), skipped)

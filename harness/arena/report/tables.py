@@ -8,35 +8,36 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from arena.measured.flags import Flag
 from arena.measured.stats import NO_INTERVAL, Summary
 
 if TYPE_CHECKING:
     from arena.report.charts import Chart
 
 # What each validity flag on a row means; the legend lists those a report uses.
-FLAGS = {
-    "noisy": "the coefficient of variation of the table's main value over repetitions is above 10%",
-    "engine-bound": "the load engine used > 90% of its cores: the number may measure the engine",
-    "errors": (
+FLAGS: dict[Flag, str] = {
+    Flag.NOISY: "the coefficient of variation of the table's main value over repetitions is above 10%",
+    Flag.ENGINE_BOUND: "the load engine used > 90% of its cores: the number may measure the engine",
+    Flag.ERRORS: (
         "requests failed past a bound: 1% of a REST point's; 0.1% of a soak's measured arrivals (failed or "
         "dropped) or polls (spec/soak.md)"
     ),
-    "crashed": "the server exited or could not be started: a REST point leaves those repetitions out of its medians",
-    "shared-cores": "no core was left for the engine: it shared the server's cores",
-    "failed": "a repetition or point produced no measurement (see the notes)",
-    "memory-grows": "a soak's memory slope lies above its bound, interval and all (spec/soak.md)",
-    "p99-drifts": "a soak's p99 grew past its bound over the measured periods, interval and all (spec/soak.md)",
-    "non-monotone": (
+    Flag.CRASHED: "the server exited or could not be started: a REST point leaves those repetitions out of its medians",
+    Flag.SHARED_CORES: "no core was left for the engine: it shared the server's cores",
+    Flag.FAILED: "a repetition or point produced no measurement (see the notes)",
+    Flag.MEMORY_GROWS: "a soak's memory slope lies above its bound, interval and all (spec/soak.md)",
+    Flag.P99_DRIFTS: "a soak's p99 grew past its bound over the measured periods, interval and all (spec/soak.md)",
+    Flag.NON_MONOTONE: (
         "a capacity start failed at a rate below one it passed (on decisive windows, where it took them): its edge "
         "rests on a probe that chance, a stall or a server changing during the search decided (spec/capacity.md)"
     ),
-    "pause-bound": (
+    Flag.PAUSE_BOUND: (
         "a capacity start's edge was set by a pause, not a queue: the probe above it broke only the p99 objective, "
         "its median under a tenth of it; such an edge moves with how often the server pauses (spec/capacity.md, "
         '"Spread")'
     ),
-    "cut-short": "Ctrl-C ended the soak before its last period: what it measured until then",
-    "unsteady": (
+    Flag.CUT_SHORT: "Ctrl-C ended the soak before its last period: what it measured until then",
+    Flag.UNSTEADY: (
         "a warm-up did not become steady within its bound: a REST point leaves those repetitions out of its "
         "medians; a micro-benchmark cell keeps them (see its warm-up table)"
     ),
@@ -120,7 +121,7 @@ class Report:
 
 def legend(
     sections: list[Section],
-    always: tuple[str, ...] = ("noisy",),
+    always: tuple[str, ...] = (Flag.NOISY,),
     extra: tuple[str, ...] = (),
     cells: str = CELLS,
     flags: dict[str, str] = FLAGS,

@@ -10,13 +10,14 @@ import dataclasses
 import os
 from collections.abc import Callable
 
-from arena.engines.interface import ENGINE_BOUND, EngineError, LoadEngine
+from arena.engines.interface import ENGINE_BUSY_MAX, EngineError, LoadEngine
 from arena.frame.starts import Starts
 from arena.host import cores
 from arena.host.database import Database, DatabaseError
 from arena.host.process import Sampler, ServerError
 from arena.impls.toolchain import runtime_version
 from arena.kind import Task
+from arena.measured.flags import Flag
 from arena.measured.measurement import Measurement, Outcome
 from arena.rest import ceiling, steady
 from arena.rest.result import HttpResult, metrics_of
@@ -43,7 +44,7 @@ def measure(
     point, manifest = task.point, task.manifest
     server_cores, engine_cores, shared = cores.split(task.cpus)
     length = run_length(point)
-    flags = ["shared-cores"] if shared else []
+    flags = [Flag.SHARED_CORES] if shared else []
     versions = {"runtime": runtime_version(manifest), "framework": manifest.framework, "libraries": manifest.libraries}
     parameters = {
         "settings": starts.settings[(point.experiment, point.key)],
@@ -70,16 +71,16 @@ def measure(
         with Sampler(server) as sampler, db_sampling as db_sampler:
             run = engine.run(document, engine_cores, warm_s + length + 2 * SLACK_S)
         if not server.alive():
-            flags.append("crashed")
+            flags.append(Flag.CRASHED)
         # The bcrypt ceiling's hash time, on the server as it was measured: warm, and now idle (a
         # cold point's server was not warm, and its hashes at cost 20 would take minutes).
-        bcrypt = ceiling.kind_of(point) == "bcrypt" and "crashed" not in flags and rule is not None
+        bcrypt = ceiling.kind_of(point) == "bcrypt" and Flag.CRASHED not in flags and rule is not None
         hash_s = ceiling.hash_seconds(server.port, server.host) if bcrypt else None
         lost = _database_lost(db) if point.scenario.database and db is not None else None
     except (ServerError, EngineError, DatabaseError, OSError) as err:
         # `crashed` says the server died (or never started), not that the engine or the database failed.
         if isinstance(err, ServerError) or (server is not None and not server.alive()):
-            flags.append("crashed")
+            flags.append(Flag.CRASHED)
         starts.close()  # a server in an unknown state measures nothing more
         return task.measurement(Outcome.FAILED, reason=str(err), flags=flags, versions=versions, parameters=parameters)
     warm = steady.of_result(run.result, rule) if rule else None
@@ -93,11 +94,11 @@ def measure(
     if limit is not None:
         metrics["ceiling_share"] = limit.share(metrics["ok_requests"], metrics["ok_rps"])
     if metrics["error_ratio"] > ERROR_LIMIT:
-        flags.append("errors")
-    if run.busy(len(engine_cores)) > ENGINE_BOUND:
-        flags.append("engine-bound")
+        flags.append(Flag.ERRORS)
+    if run.busy(len(engine_cores)) > ENGINE_BUSY_MAX:
+        flags.append(Flag.ENGINE_BOUND)
     if warm is not None and not warm.steady:
-        flags.append("unsteady")
+        flags.append(Flag.UNSTEADY)
     versions["engine"] = run.version
     result = HttpResult(
         metrics=metrics,

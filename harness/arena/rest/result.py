@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from arena.measured.flags import Flag
 from arena.measured.measurement import Measurement, payload
 
 
@@ -89,4 +90,4 @@ def metrics_of(result: dict) -> dict:
 def counted(m: Measurement) -> bool:
     """A repetition that counts in the medians and charts: measured after a warm-up that became
     steady, on a server that did not die during it (what a crashed one measured stays stored)."""
-    return m.measured and not {"unsteady", "crashed"} & set(m.flags)
+    return m.measured and not {Flag.UNSTEADY, Flag.CRASHED} & set(m.flags)

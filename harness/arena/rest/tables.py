@@ -11,7 +11,8 @@ import json
 import statistics
 from collections import defaultdict
 
-from arena.engines.interface import ENGINE_BOUND
+from arena.engines.interface import ENGINE_BUSY_MAX
+from arena.measured.flags import Flag
 from arena.measured.measurement import Measurement
 from arena.measured.stats import ratio, summarize
 from arena.report import pivot
@@ -96,7 +97,7 @@ def _steady_from_start(result: HttpResult) -> float | None:
 
 def steady(m: Measurement) -> bool:
     """Measured, and after a warm-up that became steady (runs from before warm-ups count as steady)."""
-    return m.measured and "unsteady" not in m.flags
+    return m.measured and Flag.UNSTEADY not in m.flags
 
 
 def _warmup_note(impl: str, cpus: int, group: list[Measurement]) -> str:
@@ -143,7 +144,7 @@ def _workers_note(impl: str, cpus: int, point: dict, group: list[Measurement]) -
         return ""
     return (
         f"{impl} cpus={cpus} {_label(point)}: each engine worker's share of a core, by repetition: "
-        f"{'; '.join(shown)} (a core above {ENGINE_BOUND:.2f} flags the point engine-bound)"
+        f"{'; '.join(shown)} (a core above {ENGINE_BUSY_MAX:.2f} flags the point engine-bound)"
     )
 
 
@@ -174,7 +175,7 @@ def _our_rows(scenario: Scenario, measurements: list[Measurement], columns: list
                 "within the warm-up's bound; they are not in the medians"
             )
             notes += [f"{impl} never steady, {_series(m)}" for m in unsteady]
-        crashed = [m for m in group if m.measured and "crashed" in m.flags]
+        crashed = [m for m in group if m.measured and Flag.CRASHED in m.flags]
         if crashed:
             notes.append(
                 f"{impl} cpus={cpus}: {len(crashed)} of {len(group)} repetition(s) lost their server "
@@ -191,12 +192,12 @@ def _our_rows(scenario: Scenario, measurements: list[Measurement], columns: list
             _, scale, digits = METRICS.get(column, (column, 1, 1))
             cells.append(Cell.value(summary, scale, digits))
             if i == 0 and summary.noisy():
-                flags.add("noisy")
+                flags.add(Flag.NOISY)
         if note := _workers_note(impl, cpus, json.loads(point), group):
             notes.append(note)
         failures = [m for m in group if not m.measured]
         if failures:
-            flags.add("failed")
+            flags.add(Flag.FAILED)
             notes += [f"{impl} cpus={cpus}: {m.reason.splitlines()[0] if m.reason else m.outcome}" for m in failures]
         rows.append(Row(cells, sorted(flags)))
     return rows, notes

@@ -26,6 +26,7 @@ from arena.host.process import ServerError, free_port, running
 from arena.impls import catalog
 from arena.impls.toolchain import Toolchains, runtime_version
 from arena.kind import Batch, Cut, Task, repetitions
+from arena.measured.flags import Flag
 from arena.measured.measurement import Measurement, Outcome
 from arena.measured.stats import NOISY_COV
 from arena.measured.store import Run, Store
@@ -202,7 +203,7 @@ class SoakKind:
             "db_cores": engine_cores,
             "workload": workload.id,
         }
-        flags = ["shared-cores"] if shared else []
+        flags = [Flag.SHARED_CORES] if shared else []
         held = Held()
         settings = {**workload.settings, "ARENA_DB_URL": db.url}
         periods = parameters.periods(plan["minutes"])
@@ -225,7 +226,7 @@ class SoakKind:
                 cut_short=cut_short,
             )
             versions["engine"] = held.version
-            shown = flags + (["cut-short"] if cut_short else []) + tables.trend_flags(soak, parameters)
+            shown = flags + ([Flag.CUT_SHORT] if cut_short else []) + tables.trend_flags(soak, parameters)
             return task.measurement(
                 Outcome.MEASURED, flags=shown, payload=soak, versions=versions, parameters=parameters_stored
             )
@@ -262,7 +263,7 @@ class SoakKind:
             return task.measurement(
                 Outcome.FAILED,
                 reason=str(err),
-                flags=flags + (["crashed"] if crashed else []),
+                flags=flags + ([Flag.CRASHED] if crashed else []),
                 versions=versions,
                 parameters=parameters_stored,
             )

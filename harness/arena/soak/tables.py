@@ -5,6 +5,7 @@ drawn, one line per runtime, the warm-up dashed."""
 from __future__ import annotations
 
 from arena.capacity.search import FOUND
+from arena.measured.flags import Flag
 from arena.measured.measurement import Measurement
 from arena.report.charts import LINE, LINEAR, Chart, Series, Value
 from arena.report.pivot import scale_for
@@ -50,9 +51,9 @@ def trend_flags(soak: Soak, parameters: Parameters) -> list[str]:
     drift = telling(soak, soak.drift(), parameters.drift_bound, parameters)
     failed = [soak.error_ratio(), soak.poll_error_ratio()]
     return (
-        (["memory-grows"] if memory else [])
-        + (["p99-drifts"] if drift else [])
-        + (["errors"] if any(ratio is not None and ratio > parameters.error_bound for ratio in failed) else [])
+        ([Flag.MEMORY_GROWS] if memory else [])
+        + ([Flag.P99_DRIFTS] if drift else [])
+        + ([Flag.ERRORS] if any(ratio is not None and ratio > parameters.error_bound for ratio in failed) else [])
     )
 
 
@@ -70,7 +71,7 @@ def _trend(soak: Soak, found: Trend | None, bound: float, parameters: Parameters
 def _row(m: Measurement, parameters: Parameters) -> Row:
     if not m.measured:
         return Row(
-            [Cell(m.impl), Cell(str(m.cpus)), Cell(str(m.repetition + 1)), *[Cell("-")] * 10], [*m.flags, "failed"]
+            [Cell(m.impl), Cell(str(m.cpus)), Cell(str(m.repetition + 1)), *[Cell("-")] * 10], [*m.flags, Flag.FAILED]
         )
     soak: Soak = m.payload
     values = soak.exported()
