@@ -1,7 +1,8 @@
 """What a kind of measurement gives the run lifecycle (arena/lifecycle.py).
 
 A kind — the REST scenarios of `arena run` (arena/rest/), the micro-benchmarks of `arena micro`
-(arena/micro/) — turns the command line's options into a plan, prepares what the plan needs and
+(arena/micro/), the capacity searches of `arena capacity` (arena/capacity/) and the soaks of
+`arena soak` (arena/soak/) — turns the command line's options into a plan, prepares what the plan needs and
 lists its tasks, measures one task at a time, and builds the tables of a stored run. The
 lifecycle does the rest, the same for every kind: the lock, opening or resuming the run,
 provenance, the progress loop, Ctrl-C, and the summary.
@@ -23,6 +24,10 @@ from arena.measured.store import Run
 from arena.report.tables import Report
 
 MAX_REPEAT = 100
+# Each kind's name in the store, and the command that runs it. The REST scenarios (rest/) are stored
+# as "http", their name from before there were other kinds, and run by `arena run`.
+REST, MICRO, CAPACITY, SOAK = "http", "micro", "capacity", "soak"
+COMMANDS = {REST: "run", MICRO: "micro", CAPACITY: "capacity", SOAK: "soak"}
 # The suites of the kinds whose experiments have profiles: `quick` and `paper` in every one, and
 # `findings` — the points the seeds' findings need in the seeds' regime (spec/findings.md) — in
 # those some finding needs.
@@ -110,8 +115,8 @@ class Cut(KeyboardInterrupt):
 
 
 class Kind(Protocol):
-    name: str  # stored with the run: 'http' or 'micro'
-    command: str  # the command that runs it, for resume hints: 'run' or 'micro'
+    name: str  # stored with the run: one of REST, MICRO, CAPACITY, SOAK
+    command: str  # the command that runs it, for resume hints: COMMANDS[name]
 
     def plan(self, options: argparse.Namespace) -> dict:
         """The options as a plan to store (JSON); raises UsageError on bad options."""

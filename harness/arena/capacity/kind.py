@@ -27,7 +27,8 @@ from arena.host.database import Database, DatabaseError
 from arena.host.process import ServerError
 from arena.impls import catalog
 from arena.impls.toolchain import Toolchains, runtime_version
-from arena.kind import Batch, Task, repetitions
+from arena.kind import CAPACITY as KIND
+from arena.kind import COMMANDS, Batch, Task, repetitions
 from arena.measured.flags import Flag
 from arena.measured.measurement import Measurement, Outcome
 from arena.measured.stats import NOISY_COV
@@ -35,7 +36,6 @@ from arena.measured.store import Run
 from arena.paths import RESULTS
 from arena.report.tables import Report
 
-KIND = "capacity"
 SETUP_CONCURRENCY = 8
 SETUP_MAX_S = 120
 # For the ETA, as measured here (spec/capacity.md, "Time"): starting, saturating and stopping a
@@ -53,7 +53,7 @@ LIKELY_MORE = 0.8
 
 class CapacityKind:
     name = KIND
-    command = "capacity"
+    command = COMMANDS[KIND]
 
     def __init__(self, engine: LoadEngine) -> None:
         self.engine = engine

@@ -15,6 +15,7 @@ from arena.capacity.search import FOUND
 from arena.capacity.workloads import Held, Objective, Workload, load, objective_label, unit_of
 from arena.engines.interface import ENGINE_BUSY_MAX
 from arena.host.process import open_files_limit
+from arena.kind import CAPACITY as KIND
 from arena.measured.flags import Flag
 from arena.measured.measurement import Measurement
 from arena.measured.scalability import MIN_LEVELS, FitError, fit
@@ -22,7 +23,6 @@ from arena.measured.stats import NOISY_COV, summarize
 from arena.report.charts import FAILED_MARK, LINE, LOG, PASSED_MARK, Chart, Series, Value
 from arena.report.tables import FLAGS, Cell, Column, Report, Row, Section, Table, legend
 
-KIND = "capacity"
 MIN_ENGINE_BUSY = 0.2  # an engine less busy than this over a probe says too little of its own ceiling
 ENDINGS = (
     "search: how each start's search ended — found (bracketed within 3%), engine-bound (the load engine saturated "

@@ -16,14 +16,14 @@ from arena.findings import catalog
 from arena.findings.catalog import OPTION, PLANNED, Finding, Test
 from arena.host import cores
 from arena.impls import catalog as impls
-from arena.kind import FINDINGS
+from arena.kind import COMMANDS, FINDINGS, MICRO, REST
 from arena.measured.store import Run, Store
 from arena.micro import kind as micro_kind
 from arena.micro import suite as micro_suite
 from arena.rest import kind as rest_kind
 from arena.rest import scenarios
 
-COMMAND = {"http": "run", "micro": "micro"}  # the kinds whose profiles have the findings' points
+SUITED = (REST, MICRO)  # the kinds whose profiles have the findings' points
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,7 @@ class Item:
     def argv(self) -> list[str]:
         chosen = [OPTION[self.kind], self.experiment, *(["--point", *map(str, self.points)] if self.points else [])]
         chosen += ["--impl", *self.impls, "--cpus", ",".join(map(str, self.cpus))]
-        return [COMMAND[self.kind], "--suite", FINDINGS, *chosen, "--repeat", str(self.repeat)]
+        return [COMMANDS[self.kind], "--suite", FINDINGS, *chosen, "--repeat", str(self.repeat)]
 
     def shown(self) -> str:
         return "./arena " + " ".join(self.argv())
@@ -70,7 +70,7 @@ def plan(findings: list[Finding], machine: int, repeat: int = 3) -> Plan:
         for test in finding.tests:
             if test.not_here:
                 lacking.append(f"{finding.id}: {test.not_here}")
-            if test.not_here or test.kind not in COMMAND or FINDINGS not in catalog.suites_measuring(test):
+            if test.not_here or test.kind not in SUITED or FINDINGS not in catalog.suites_measuring(test):
                 continue
             budgets = _budgets(test, machine)
             engine = 0 if test.kind == "micro" or test.shared_cores else 1

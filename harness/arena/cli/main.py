@@ -44,7 +44,7 @@ from arena.impls import catalog
 from arena.impls.catalog import Manifest
 from arena.impls.prepare import prepare
 from arena.impls.toolchain import Toolchains, runtime_version
-from arena.kind import FINDINGS, Kind, repetitions
+from arena.kind import FINDINGS, REST, SOAK, Kind, repetitions
 from arena.kind import main_metrics as kind_main_metrics
 from arena.kind import noisy as kind_noisy
 from arena.measured import export, importing
@@ -270,7 +270,7 @@ def _verified(
 
 
 def cmd_run(args: argparse.Namespace, console: Console) -> int:
-    return lifecycle.run(kinds()["http"], args, console)
+    return lifecycle.run(kinds()[REST], args, console)
 
 
 def cmd_worker(args: argparse.Namespace, console: Console) -> int:
@@ -290,7 +290,7 @@ def cmd_soak(args: argparse.Namespace, console: Console) -> int:
     (one start each: an edge to take a share of, spec/soak.md)."""
     every = kinds()
     if args.rate is None and not args.resume:
-        assertion.parse_all(args.assertions, [soak.KIND])  # refused before the edges are measured
+        assertion.parse_all(args.assertions, [SOAK])  # refused before the edges are measured
         missing = soak.without_edge(args)
         if missing:
             workload = soak_parameters.load().workload

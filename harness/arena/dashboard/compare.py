@@ -7,7 +7,7 @@ from __future__ import annotations
 from arena.compare import sides
 from arena.compare.model import Side, compare
 from arena.compare.report import report
-from arena.kind import Kind, main_metrics
+from arena.kind import REST, Kind, main_metrics
 from arena.measured.flags import Flag
 from arena.measured.store import Store
 from arena.report.charts import Chart, Series
@@ -21,7 +21,7 @@ def _distributions(pair: tuple[Side, Side]) -> list[Chart]:
     def groups(side: Side) -> dict[tuple, dict[str, list[str]]]:
         found: dict[tuple, dict[str, list[str]]] = {}
         for m in side.measurements:
-            if m.kind != "http" or not m.measured or Flag.UNSTEADY in m.flags or "*" not in m.payload.histograms:
+            if m.kind != REST or not m.measured or Flag.UNSTEADY in m.flags or "*" not in m.payload.histograms:
                 continue
             if side.impl is not None and m.impl != side.impl:
                 continue

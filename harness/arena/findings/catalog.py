@@ -9,15 +9,15 @@ from functools import cache
 
 from arena.errors import UsageError
 from arena.findings.rules import RULES, Rule
-from arena.kind import SUITES
+from arena.kind import CAPACITY, COMMANDS, MICRO, REST, SUITES
 from arena.paths import SPEC
 from arena.report.published import Published
 from arena.report.published import parse as parse_published
 
 SPEC_FILE = SPEC / "findings.toml"
-KINDS = {"http": "arena run", "micro": "arena micro", "capacity": "arena capacity"}
-OPTION = {"http": "--scenario", "micro": "--bench", "capacity": "--workload"}  # a kind's experiments, named
-PLANNED = {"http": "scenario", "micro": "bench", "capacity": "workload"}  # and as its stored plan lists them
+KINDS = {kind: f"arena {COMMANDS[kind]}" for kind in (REST, MICRO, CAPACITY)}  # the kinds a finding may test
+OPTION = {REST: "--scenario", MICRO: "--bench", CAPACITY: "--workload"}  # a kind's experiments, named
+PLANNED = {REST: "scenario", MICRO: "bench", CAPACITY: "workload"}  # and as its stored plan lists them
 STUDIES = ("thesis", "valkov", "blog", "varjao", "honours")
 
 
@@ -128,7 +128,7 @@ def _test(where: str, entry: dict) -> Test:
 
 def _published(kind: str, experiment: str) -> list[Published]:
     """The seed's published values of a scenario or a bench, as its spec file gives them."""
-    if kind == "http":
+    if kind == REST:
         return parse_published(_toml(SPEC / "scenarios" / f"{experiment}.toml").get("published", []))
     if kind == "micro":
         benches = {bench["id"]: bench for bench in _toml(SPEC / "micro.toml")["bench"]}
@@ -145,7 +145,7 @@ def suites_measuring(test: Test) -> list[str]:
     """The suites whose profile has a point with the test's `where` ("quick" first)."""
     if test.kind == "capacity":
         return ["quick"]
-    if test.kind == "http":
+    if test.kind == REST:
         profiles = _toml(SPEC / "scenarios" / f"{test.experiment}.toml")["profiles"]
         points = {name: profile["points"] for name, profile in profiles.items()}
     else:

@@ -17,7 +17,8 @@ from arena.impls import catalog
 from arena.impls.catalog import Manifest
 from arena.impls.prepare import prepare
 from arena.impls.toolchain import Toolchains, runtime_version
-from arena.kind import FINDINGS, Batch, Task, repetitions
+from arena.kind import COMMANDS, FINDINGS, Batch, Task, repetitions
+from arena.kind import MICRO as KIND
 from arena.measured.measurement import Measurement, Outcome
 from arena.measured.stats import NOISY_COV
 from arena.measured.store import Run
@@ -26,7 +27,6 @@ from arena.micro.result import ProgramRun, SpawnSearch
 from arena.micro.suite import Bench, Limits, Point
 from arena.report.tables import Report
 
-KIND = "micro"
 START_S = 1.5  # starting and stopping a program, for the ETA
 SEARCH_S = 30.0  # a spawn search, for the ETA
 
@@ -172,7 +172,7 @@ def outcome(m: Measurement, benches: dict[str, Bench]) -> str:
 
 class MicroKind:
     name = KIND
-    command = "micro"
+    command = COMMANDS[KIND]
 
     def plan(self, options: argparse.Namespace) -> dict:
         suite.load(options.bench)

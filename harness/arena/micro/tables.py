@@ -13,6 +13,7 @@ from __future__ import annotations
 import statistics
 from collections import defaultdict
 
+from arena.kind import MICRO as KIND
 from arena.measured.flags import Flag
 from arena.measured.measurement import Measurement, Outcome
 from arena.measured.stats import summarize
@@ -21,7 +22,6 @@ from arena.micro.suite import MAX, Bench
 from arena.report import pivot
 from arena.report.tables import Cell, Column, Report, Row, Section, Table, legend
 
-KIND = "micro"
 PAYLOAD = (
     "payload: what a send does in that row — 'shared' passes a reference (or a reference-counted "
     "binary), 'copied' copies the bytes; copy mode makes a fresh buffer for every send."

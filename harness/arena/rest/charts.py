@@ -16,6 +16,7 @@ from collections import defaultdict
 
 from hdrh.histogram import HdrHistogram
 
+from arena.kind import REST
 from arena.measured.measurement import Measurement
 from arena.report.charts import LINE, LINEAR, LOG, PERCENTILE, Chart, Series, Value
 from arena.rest.result import counted
@@ -36,7 +37,7 @@ def _groups(experiment: str, measurements: list[Measurement]) -> dict[tuple, dic
     """(point, cpus) -> impl -> its counted measurements, in repetition order."""
     found: dict[tuple, dict[str, list[Measurement]]] = defaultdict(lambda: defaultdict(list))
     for m in sorted(measurements, key=lambda m: m.repetition):
-        if m.kind == "http" and m.experiment == experiment and counted(m):
+        if m.kind == REST and m.experiment == experiment and counted(m):
             found[(m.point, m.cpus)][m.impl].append(m)
     return found
 

@@ -18,7 +18,7 @@ from arena.frame.starts import Starts, start_settings
 from arena.host import cores
 from arena.impls import catalog
 from arena.impls.toolchain import Toolchains
-from arena.kind import Batch, Task, repetitions
+from arena.kind import COMMANDS, REST, Batch, Task, repetitions
 from arena.measured.measurement import Measurement
 from arena.measured.stats import NOISY_COV
 from arena.measured.store import Run
@@ -82,8 +82,8 @@ def _host(plan: dict) -> str:
 
 
 class RestKind:
-    name = measure.KIND
-    command = "run"
+    name = REST
+    command = COMMANDS[REST]
 
     def __init__(self, engine: LoadEngine) -> None:
         self.engine = engine  # the own engine; Locust comes from the plan (`engines`)

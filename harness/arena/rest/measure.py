@@ -23,7 +23,6 @@ from arena.rest import ceiling, steady
 from arena.rest.result import HttpResult, metrics_of
 from arena.rest.scenarios import Point
 
-KIND = "http"
 UNPLANNED_S = 30  # a model whose length only the run can tell (a fixed count of requests)
 SLACK_S = 120
 ERROR_LIMIT = 0.01

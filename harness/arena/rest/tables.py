@@ -12,6 +12,7 @@ import statistics
 from collections import defaultdict
 
 from arena.engines.interface import ENGINE_BUSY_MAX
+from arena.kind import REST as KIND
 from arena.measured.flags import Flag
 from arena.measured.measurement import Measurement
 from arena.measured.stats import ratio, summarize
@@ -22,7 +23,6 @@ from arena.rest import charts as rest_charts
 from arena.rest.result import HttpResult, counted
 from arena.rest.scenarios import Scenario
 
-KIND = "http"
 # How each metric is shown: header, scale and decimals.
 METRICS = {
     "ok_requests": ("successful requests", 1, 0),

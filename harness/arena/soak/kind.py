@@ -25,7 +25,8 @@ from arena.host.database import Database, DatabaseError
 from arena.host.process import ServerError, free_port, running
 from arena.impls import catalog
 from arena.impls.toolchain import Toolchains, runtime_version
-from arena.kind import Batch, Cut, Task, repetitions
+from arena.kind import COMMANDS, Batch, Cut, Task, repetitions
+from arena.kind import SOAK as KIND
 from arena.measured.flags import Flag
 from arena.measured.measurement import Measurement, Outcome
 from arena.measured.stats import NOISY_COV
@@ -36,7 +37,6 @@ from arena.soak.hold import Held, hold
 from arena.soak.parameters import Parameters, load
 from arena.soak.result import Soak
 
-KIND = "soak"
 START_S = 10  # a start and its first answer, for the ETA
 
 
@@ -108,7 +108,7 @@ def without_edge(options: argparse.Namespace) -> list[str]:
 
 class SoakKind:
     name = KIND
-    command = "soak"
+    command = COMMANDS[KIND]
 
     def __init__(self, engine: LoadEngine) -> None:
         self.engine = engine

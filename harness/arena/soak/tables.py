@@ -5,6 +5,7 @@ drawn, one line per runtime, the warm-up dashed."""
 from __future__ import annotations
 
 from arena.capacity.search import FOUND
+from arena.kind import SOAK as KIND
 from arena.measured.flags import Flag
 from arena.measured.measurement import Measurement
 from arena.report.charts import LINE, LINEAR, Chart, Series, Value
@@ -15,7 +16,6 @@ from arena.soak.parameters import Parameters, load
 from arena.soak.result import Soak
 from arena.soak.trend import Trend
 
-KIND = "soak"
 COLUMNS = [
     Column("impl"),
     Column("cpus", numeric=True),
