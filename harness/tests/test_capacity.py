@@ -21,7 +21,7 @@ from arena.capacity.workloads import Held, Objective, Point, Workload, chosen, l
 from arena.cli import main as cli
 from arena.engines import loadgen
 from arena.engines.interface import EngineRun
-from arena.engines.steadiness import Rule
+from arena.engines.warmup_rule import Rule
 from arena.errors import UsageError
 from arena.frame.starts import Starts, start_settings
 from arena.host import cores
@@ -29,7 +29,7 @@ from arena.host.process import free_port, running
 from arena.impls import catalog
 from arena.kind import Task
 from arena.measured.measurement import Measurement, Outcome
-from arena.measured.scalability import model
+from arena.measured.usl import model
 from conftest import needs_engine, write_impl
 from test_export import search
 

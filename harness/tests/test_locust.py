@@ -12,7 +12,7 @@ from hdrh.histogram import HdrHistogram
 
 from arena.engines.interface import EngineError
 from arena.engines.locust.engine import Locust
-from arena.engines.steadiness import Rule, Slice, agrees
+from arena.engines.warmup_rule import Rule, Slice, agrees
 
 USERS = 6
 

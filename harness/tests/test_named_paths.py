@@ -3,7 +3,7 @@ the comments and docstrings of the harness, the engine and the implementations n
 moved or renamed file must take its mentions along.
 
 A mention is a path whose first folder is one of the repository's or the harness's folders
-(`spec/data/record.sql`, `rest/steady.py`, `servers/<impl>/`, with `<...>` and `*` as wildcards),
+(`spec/data/record.sql`, `rest/warmup.py`, `servers/<impl>/`, with `<...>` and `*` as wildcards),
 found from the repository's root, the mentioning file's folder, `harness/` or `harness/arena/`; or a
 bare file name of a source or document type (`verify.py`), found anywhere in the repository.
 """
@@ -137,8 +137,8 @@ def test_every_path_a_document_or_comment_names_exists():
         ("see `spec/data/record.sql`", True),
         ("see `spec/data/gone.sql`", False),
         ("each `servers/<impl>/arena.toml`", True),
-        ("`rest/steady.py` owns the rule", True),
-        ("`arena/steadiness.py` applies it", False),
+        ("`rest/warmup.py` owns the rule", True),
+        ("`arena/warmup_rule.py` applies it", False),
         ("verify.py and no_such_module.py", False),
         ("written to results/<run>/summary.md", True),
         ("built as loadgen/target/release/loadgen", True),

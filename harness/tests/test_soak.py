@@ -22,8 +22,8 @@ from arena.measured.measurement import Measurement, Outcome
 from arena.measured.store import Store
 from arena.report.render import markdown
 from arena.soak import edges, tables, trend
-from arena.soak.hold import Period, hold
 from arena.soak.parameters import load
+from arena.soak.periods import Period, hold
 from arena.soak.result import Soak
 from conftest import needs_engine, write_impl
 from test_capacity import asyncio_server

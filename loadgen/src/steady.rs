@@ -5,7 +5,7 @@
 //! window's median or within `floor_ms` of it. The floor is there
 //! because a median of a few milliseconds is mostly queueing and moves ±20–40% from slice to slice
 //! with no trend at all, while a JIT's warm-up moves it several times over; throughput is
-//! steadier, so it keeps the narrower band. The harness (arena/rest/steady.py) chooses the
+//! steadier, so it keeps the narrower band. The harness (arena/rest/warmup.py) chooses the
 //! parameters; the engine applies the rule while the load runs.
 //!
 //! With `give_up_p50_ms`, a warm-up also ends when the load is beyond the server: a window of

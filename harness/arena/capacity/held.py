@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from arena.capacity.workloads import Held, Objective, SearchParameters
-from arena.engines.steadiness import Rule
+from arena.engines.warmup_rule import Rule
 from arena.host.process import open_files_limit
 
 OTHER_FILES = 1000  # what a process holds open besides its connections: its listener, libraries, logs

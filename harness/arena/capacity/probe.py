@@ -14,7 +14,7 @@ from pathlib import Path
 from arena.capacity import held
 from arena.capacity.workloads import Objective, SearchParameters, Workload, unit_of
 from arena.engines.interface import ENGINE_BUSY_MAX, LoadEngine
-from arena.engines.steadiness import Rule
+from arena.engines.warmup_rule import Rule
 from arena.host.process import Processes, Sampler, Server, ServerError, cpu_times
 
 REQUEST_TIMEOUT_MS = 10_000

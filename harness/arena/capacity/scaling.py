@@ -1,5 +1,5 @@
 """The section of a concurrency sweep: throughput by clients over the starts, the Universal
-Scalability Law fitted to it (measured/scalability.py) with its residuals, and the measured points
+Scalability Law fitted to it (measured/usl.py) with its residuals, and the measured points
 drawn with the fitted curve over them."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from collections import defaultdict
 from arena.capacity.result import ClientSweep
 from arena.measured.flags import Flag
 from arena.measured.measurement import Measurement
-from arena.measured.scalability import MIN_LEVELS, Fit, FitError, fit
 from arena.measured.stats import summarize
+from arena.measured.usl import MIN_LEVELS, Fit, FitError, fit
 from arena.report.charts import LINE, LOG, Chart, Series, Value
 from arena.report.tables import Cell, Column, Row, Section, Table
 

@@ -1,6 +1,6 @@
 """Throughput against concurrency on one server start (spec/capacity.md, "Scaling"): the workload
 as a closed model of N clients without think time, N = 1, 2, 4, … 64, each level warmed until
-steady and measured, for the Universal Scalability Law's fit over the starts (measured/scalability.py)."""
+steady and measured, for the Universal Scalability Law's fit over the starts (measured/usl.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from arena.capacity.probe import DRAIN_S, Runner
 from arena.capacity.workloads import SearchParameters
 from arena.engines.interface import ENGINE_BUSY_MAX
-from arena.engines.steadiness import Rule
+from arena.engines.warmup_rule import Rule
 
 CLIENTS = (1, 2, 4, 8, 16, 32, 64)
 WINDOW_S = 2.0

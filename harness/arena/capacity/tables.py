@@ -18,8 +18,8 @@ from arena.host.process import open_files_limit
 from arena.kind import CAPACITY as KIND
 from arena.measured.flags import Flag
 from arena.measured.measurement import Measurement
-from arena.measured.scalability import MIN_LEVELS, FitError, fit
 from arena.measured.stats import NOISY_COV, summarize
+from arena.measured.usl import MIN_LEVELS, FitError, fit
 from arena.report.charts import FAILED_MARK, LINE, LOG, PASSED_MARK, Chart, Series, Value
 from arena.report.tables import FLAGS, Cell, Column, Report, Row, Section, Table, legend
 

@@ -9,7 +9,7 @@ import tomllib
 from dataclasses import dataclass, field, replace
 from functools import cache
 
-from arena.engines.steadiness import Rule
+from arena.engines.warmup_rule import Rule
 from arena.errors import UsageError
 from arena.measured.stats import NOISY_COV
 from arena.paths import SPEC

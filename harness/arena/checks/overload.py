@@ -13,7 +13,7 @@ from arena.checks.client import Client
 from arena.checks.expect import Context
 from arena.checks.result import Problem, Severity
 from arena.engines.interface import ENGINE_BUSY_MAX, EngineError, LoadEngine
-from arena.engines.steadiness import Rule
+from arena.engines.warmup_rule import Rule
 from arena.host.process import Server
 
 SORT_N = 500

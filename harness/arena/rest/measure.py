@@ -1,5 +1,5 @@
 """One REST measurement: the server of the repetition's start, pinned to its cores (frame/starts.py),
-warmed up under the point's own load until steady (rest/steady.py), loaded by the engine on the
+warmed up under the point's own load until steady (rest/warmup.py), loaded by the engine on the
 remaining cores while its CPU time and peak memory are sampled — and what came of it as a
 Measurement, with the point's ceiling (rest/ceiling.py)."""
 
@@ -19,7 +19,7 @@ from arena.impls.toolchain import runtime_version
 from arena.kind import Task
 from arena.measured.flags import Flag
 from arena.measured.measurement import Measurement, Outcome
-from arena.rest import ceiling, steady
+from arena.rest import ceiling, warmup
 from arena.rest.result import HttpResult, metrics_of
 from arena.rest.scenarios import Point
 
@@ -82,7 +82,7 @@ def measure(
             flags.append(Flag.CRASHED)
         starts.close()  # a server in an unknown state measures nothing more
         return task.measurement(Outcome.FAILED, reason=str(err), flags=flags, versions=versions, parameters=parameters)
-    warm = steady.of_result(run.result, rule) if rule else None
+    warm = warmup.of_result(run.result, rule) if rule else None
     # The server's CPU and memory over the measured window alone, not its warm-up.
     opened = run.result["started_unix_ms"] / 1000 + (run.result["warmup"]["measured_from_s"] if rule else 0.0)
     closed = opened + run.result["elapsed_s"]

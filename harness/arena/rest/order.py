@@ -1,6 +1,6 @@
 """The order in which a REST repetition's shared start (frame/starts.py) serves its points: the
 busiest load first, so that the start is warmed by the most demanding point, and each point is
-still measured only once it is steady under its own load (rest/steady.py)."""
+still measured only once it is steady under its own load (rest/warmup.py)."""
 
 from __future__ import annotations
 

@@ -20,7 +20,7 @@ class HttpResult:
     engine_cpu_s: float
     # Since warm-ups and ceilings (stores written before have none of these):
     ready_s: float | None = None  # cold start: process start to the first correct answer
-    warmup: dict | None = None  # rest.steady.Warmup as stored: slices, steady_at, seconds, classification
+    warmup: dict | None = None  # rest.warmup.Warmup as stored: slices, steady_at, seconds, classification
     ceiling: dict | None = None  # rest.ceiling.Ceiling as stored: rps and why
     # Since shared starts (frame/starts.py); before, every point had a start of its own:
     points_before: int = 0  # points its server start had measured before this one

@@ -18,7 +18,7 @@ from arena.kind import FINDINGS
 from arena.paths import SPEC
 from arena.report import published
 from arena.report.published import Published
-from arena.rest.steady import Rule
+from arena.rest.warmup import Rule
 
 SCENARIOS = SPEC / "scenarios"
 ENGINE = "loadgen"  # the engine a point is measured with unless the run says otherwise
@@ -126,7 +126,7 @@ class Point:
         self, port: int, cpus: int, users_csv: Path | None, max_duration_s: float | None, host: str = "127.0.0.1"
     ) -> dict:
         """The engine's scenario document (loadgen/README.md) for this point on a server at
-        `host`, warm-up included (rest/steady.py); without a `max_duration_s` the engine's own
+        `host`, warm-up included (rest/warmup.py); without a `max_duration_s` the engine's own
         bound applies."""
         profile = self.profile()
         model = self.model_on(cpus)

@@ -343,7 +343,7 @@ def cold_start(measurements: list[Measurement]) -> Section | None:
     ]
     notes = [
         "first answer: from the process's start to its first correct answer to GET /, polled every 10 ms",
-        "steady: from the process's start until the load of its first point was steady (rest/steady.py); "
+        "steady: from the process's start until the load of its first point was steady (rest/warmup.py); "
         "every start then serves the repetition's other points in turn (frame/starts.py)",
     ]
     return Section(

@@ -33,8 +33,8 @@ from arena.measured.stats import NOISY_COV
 from arena.measured.store import Run, Store
 from arena.report.tables import Report
 from arena.soak import edges, tables
-from arena.soak.hold import Held, hold
 from arena.soak.parameters import Parameters, load
+from arena.soak.periods import Held, hold
 from arena.soak.result import Soak
 
 START_S = 10  # a start and its first answer, for the ETA

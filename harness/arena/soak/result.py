@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from arena.measured.measurement import payload
 from arena.soak import trend
-from arena.soak.hold import Period
+from arena.soak.periods import Period
 from arena.soak.trend import Trend
 
 
@@ -23,7 +23,7 @@ class Soak:
     steps: int  # requests an arrival sends
     pollers: int
     period_s: float
-    periods: list[dict]  # hold.Period's fields, in order
+    periods: list[dict]  # periods.Period's fields, in order
     memory: list[list[float]]  # [s from the start, MiB], every sample of the server's resident memory
     p99s: list[list[float]]  # [s, ms]: the arrivals' p99 each second of the periods after the warm-up
     bin_s: float

@@ -11,8 +11,8 @@ from arena.measured.measurement import Measurement
 from arena.report.charts import LINE, LINEAR, Chart, Series, Value
 from arena.report.pivot import scale_for
 from arena.report.tables import Cell, Column, Report, Row, Section, Table, legend
-from arena.soak.hold import Period
 from arena.soak.parameters import Parameters, load
+from arena.soak.periods import Period
 from arena.soak.result import Soak
 from arena.soak.trend import Trend
 

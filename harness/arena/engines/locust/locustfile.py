@@ -10,7 +10,7 @@ that runs the steps in order and thinks between iterations, as the own engine's 
 Measuring: a request-event hook on every worker buckets each answer by the tenth of a second it
 completed in (counts, errors by kind, a 2-digit histogram), and flushes those buckets to the
 master twice a second. The master cuts them into the warm-up's slices, applies the same
-steadiness rule as the own engine (arena/engines/steadiness.py), and then announces the measured window;
+steadiness rule as the own engine (arena/engines/warmup_rule.py), and then announces the measured window;
 the workers record the window's answers in full-resolution HdrHistograms (microseconds, 3
 significant digits) per step, and send them when the window ends. The master merges everything
 into loadgen's result document, writes it to ARENA_RESULT and stops the test.
@@ -32,7 +32,7 @@ from locust import FastHttpUser, __version__, events, task
 from locust.exception import StopUser
 from locust.runners import MasterRunner, WorkerRunner
 
-from arena.engines.steadiness import Rule, Slice, agrees
+from arena.engines.warmup_rule import Rule, Slice, agrees
 
 BUCKET_S = 0.1  # the finest time a slice or a second is cut at
 FLUSH_S = 0.5  # how often a worker sends its buckets

@@ -3,7 +3,7 @@ itself is the engine's, tested there (loadgen/src/steady.rs)."""
 
 import pytest
 
-from arena.rest.steady import Rule, Slice, classify, of_result
+from arena.rest.warmup import Rule, Slice, classify, of_result
 
 RULE = Rule(slice_s=1, max_s=20)
 

@@ -1,7 +1,7 @@
 """The rule that says a warm-up is steady, as every load engine applies it (loadgen/README.md,
 "Warm-up until steady"): its parameters, a slice of the warm-up, and the check of the last slices.
 loadgen applies it in Rust; the Locust engine (arena/engines/locust/) applies `agrees` in Python; both
-report their slices so that the harness can classify them (arena/rest/steady.py) and anyone can
+report their slices so that the harness can classify them (arena/rest/warmup.py) and anyone can
 re-check them.
 """
 

@@ -6,7 +6,7 @@ lambda is the throughput of one (client or core) without interference, sigma the
 (contention), kappa the cost of keeping the others coherent (crosstalk); with kappa > 0 the
 throughput peaks at N* = sqrt((1 - sigma) / kappa) and falls beyond it. The fit is a nonlinear least squares of the
 measured throughputs (scipy's curve_fit), as Baron Schwartz's *Practical Scalability Analysis with
-the Universal Scalability Law* fits it; tests/test_scalability.py reproduces the book's example.
+the Universal Scalability Law* fits it; tests/test_usl.py reproduces the book's example.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Warm-up until steady state, before a point is measured: what the engine did in its warm-up
-(it applies the rule, arena/engines/steadiness.py's, given as the scenario's `warmup`), read and
+(it applies the rule, arena/engines/warmup_rule.py's, given as the scenario's `warmup`), read and
 classified as Barrett et al. (*Virtual Machine Warmup Blows Hot and Cold*, OOPSLA 2017) classify
 in-process runs: **flat** (steady from the first slice), **warm-up** (steady later, at a better
 level), **slowdown** (steady later, at a worse level) or **no steady state**. The rule, its bands
@@ -10,7 +10,7 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass, field
 
-from arena.engines.steadiness import Rule, Slice, close
+from arena.engines.warmup_rule import Rule, Slice, close
 
 FLAT, WARMUP, SLOWDOWN, NO_STEADY_STATE = "flat", "warm-up", "slowdown", "no steady state"
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.measured.scalability import FitError, fit, model
+from arena.measured.usl import FitError, fit, model
 
 DATA = Path(__file__).with_name("data") / "usl-schwartz.csv"
 
