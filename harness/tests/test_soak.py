@@ -11,6 +11,7 @@ import sys
 
 import pytest
 
+from arena.capacity.probe import Runner
 from arena.capacity.result import CapacitySearch
 from arena.capacity.workloads import Objective, Workload
 from arena.capacity.workloads import load as capacity_parameters
@@ -81,7 +82,9 @@ def manifest(folder, kept: int) -> catalog.Manifest:
 def soaked(folder, kept: int) -> Soak:
     with running(manifest(folder, kept), 1, free_port(), {}, [0]) as server:
         shape = capacity_parameters()[0]
-        held = hold(loadgen.Loadgen(), server, [1], KEEP, None, RATE, shape, PARAMETERS, PERIODS, lambda _: None)
+        held = hold(
+            Runner(loadgen.Loadgen(), server, [1], KEEP, None), RATE, shape, PARAMETERS, PERIODS, lambda _: None
+        )
     return Soak(
         rate=RATE,
         edge=None,

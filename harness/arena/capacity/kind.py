@@ -18,19 +18,20 @@ from arena.capacity.result import CapacitySearch, ClientSweep
 from arena.capacity.saturation import saturate
 from arena.capacity.search import ENGINE_BOUND, FOUND, Limits, find_edge
 from arena.capacity.workloads import Point, StartRule, Workload, chosen, load, objective_of, parse_slo, unit_of
-from arena.checks import reference, verify
+from arena.checks import reference
 from arena.console import Console
-from arena.engines.interface import EngineError, LoadEngine
+from arena.engines.interface import EngineError
+from arena.frame import servers
+from arena.frame.attempt import FAILURES, Attempt
 from arena.frame.starts import Starts, start_settings
 from arena.host import cores
-from arena.host.database import Database, DatabaseError
+from arena.host.database import Database
 from arena.host.process import ServerError
 from arena.impls import catalog
-from arena.impls.toolchain import Toolchains, runtime_version
 from arena.kind import CAPACITY as KIND
 from arena.kind import COMMANDS, Batch, Task, repetitions
 from arena.measured.flags import Flag
-from arena.measured.measurement import Measurement, Outcome
+from arena.measured.measurement import Measurement
 from arena.measured.stats import NOISY_COV
 from arena.measured.store import Run
 from arena.paths import RESULTS
@@ -51,13 +52,9 @@ FIRST_PROBES, HINTED_PROBES = 8, 7  # the medians of run 20261128-004214 (spec/c
 LIKELY_MORE = 0.8
 
 
-class CapacityKind:
+class CapacityKind(servers.LoadsServers):
     name = KIND
     command = COMMANDS[KIND]
-
-    def __init__(self, engine: LoadEngine) -> None:
-        self.engine = engine
-        self.db_url: str | None = None  # the user's database; not in the plan, which is stored
 
     def plan(self, options: argparse.Namespace) -> dict:
         self.db_url = options.db_url
@@ -74,10 +71,6 @@ class CapacityKind:
             "scaling": options.scaling,
         }
 
-    def check(self, plan: dict) -> None:
-        for cpus in plan["cpus"]:
-            cores.check_budget(cpus)
-
     def headline(self, plan: dict) -> str:
         slo = f", objective {plan['slo']}" if plan["slo"] else ""
         scaling = ", and a sweep of clients" if plan.get("scaling") else ""
@@ -89,18 +82,10 @@ class CapacityKind:
     def prepare(self, plan: dict, stored: list[Measurement], console: Console) -> Batch:
         workloads = chosen(plan["workload"])
         manifests = catalog.rows(plan["impl"], catalog.load, console.warn)
-        toolchains = Toolchains(say=console.line)
-        with console.working("building the load engine"):
-            self.engine.ensure(toolchains)
-        stack = contextlib.ExitStack()
-        try:
-            db, ready, skipped = verify.ready_on_database(
-                stack, self.db_url, manifests, plan["cpus"], toolchains, console
-            )
-            data = {w.id: data_file(w, db) for w in workloads}
-        except BaseException:
-            stack.close()
-            raise
+        toolchains = servers.engines_built([self.engine], console)
+        prepared = servers.ready(toolchains, self.db_url, manifests, plan["cpus"], console)
+        with prepared.closing_on_error():
+            data = {w.id: data_file(w, prepared.db) for w in workloads}
         points = [Point(w, objective_of(w, plan["slo"])) for w in workloads]
         if plan.get("scaling"):
             points += [Point(w, w.objective, sweep.CLIENTS) for w in workloads]
@@ -111,17 +96,17 @@ class CapacityKind:
         tasks = [
             Task(self.name, manifest, point, cpus, rep, _estimate(manifest, point, rep, i == 0, rule.least))
             for rep in range(plan["repeat"])
-            for manifest, cpus in ready
+            for manifest, cpus in prepared.ready
             for i, point in enumerate(points)
         ]
         cells = _Cells(stored, rule)
-        uses_db = any(w.database for w in workloads)
-        starts = stack.enter_context(contextlib.closing(Starts(start_settings(points), db if uses_db else None)))
+        db = prepared.db if any(w.database for w in workloads) else None
+        starts = prepared.stack.enter_context(contextlib.closing(Starts(start_settings(points), db)))
         return Batch(
             tasks,
-            lambda task, phase: self.measure(task, data, db, starts, cells, phase),
-            skipped,
-            stack.close,
+            lambda task, phase: self.measure(task, data, prepared.db, starts, cells, phase),
+            prepared.skipped,
+            prepared.stack.close,
             cells.needless,
         )
 
@@ -130,55 +115,43 @@ class CapacityKind:
     ) -> Measurement:
         """One search (or sweep) on the start of the task's repetition, after the workloads before it."""
         point: Point = task.point
-        workload, manifest = point.workload, task.manifest
-        search_parameters = load()[0]
-        server_cores, engine_cores, shared = cores.split(task.cpus)
-        flags = [Flag.SHARED_CORES] if shared else []
-        versions = {"runtime": runtime_version(manifest), "framework": manifest.framework}
-        parameters = {"settings": workload.settings, "server_cores": server_cores, "engine_cores": engine_cores}
+        workload = point.workload
+        attempt = Attempt(task)
+        attempt.parameters["settings"] = workload.settings
         try:
             # The database runs on the engine's cores (the client side of the server), and its CPU
             # is sampled beside the server's when the harness started it, as in `arena run`.
             sampled_db = db if workload.database and db.own else None
             if workload.database:
                 db.reset()
-                db.pin(engine_cores)
-                parameters["db_cores"] = engine_cores
-            server, before, age_s = starts.server(task, server_cores, phase)
-            parameters["start"] = {"points_before": before, "process_age_s": round(age_s, 3)}
-            runner = Runner(self.engine, server, engine_cores, workload, data[workload.id], sampled_db)
+                db.pin(attempt.engine_cores)
+                attempt.parameters["db_cores"] = attempt.engine_cores
+            server, before, age_s = starts.server(task, attempt.server_cores, phase)
+            attempt.parameters["start"] = {"points_before": before, "process_age_s": round(age_s, 3)}
+            runner = Runner(self.engine, server, attempt.engine_cores, workload, data[workload.id], sampled_db)
             setup_s = None
             if workload.setup:
                 phase("setup")
                 setup_s = _set_up(runner)
             if point.clients:
-                levels = sweep.sweep(runner, search_parameters, phase)
+                levels = sweep.sweep(runner, load()[0], phase)
                 result = ClientSweep(
                     [dataclasses.asdict(level) for level in levels], len(workload.steps), server.ready_s, setup_s
                 )
-                flags += [Flag.ENGINE_BOUND] if any(level.engine_bound for level in levels) else []
+                attempt.flags += [Flag.ENGINE_BOUND] if any(level.engine_bound for level in levels) else []
             else:
-                result = self._search(task, runner, cells, parameters, setup_s, phase)
-                flags += [Flag.ENGINE_BOUND] if result.ended == ENGINE_BOUND else []
-                flags += [Flag.PAUSE_BOUND] if result.pause_bound() else []
+                result = self._search(task, runner, cells, attempt.parameters, setup_s, phase)
+                attempt.flags += [Flag.ENGINE_BOUND] if result.ended == ENGINE_BOUND else []
+                attempt.flags += [Flag.PAUSE_BOUND] if result.pause_bound() else []
             if not server.alive():
-                raise ServerError(f"{manifest.name} died during the {workload.id} search")
-        except (ServerError, EngineError, DatabaseError, OSError) as err:
-            crashed = isinstance(err, ServerError)
+                raise ServerError(f"{task.manifest.name} died during the {workload.id} search")
+        except FAILURES as err:
             starts.close()  # a server in an unknown state measures nothing more
-            failed = task.measurement(
-                Outcome.FAILED,
-                reason=str(err),
-                flags=flags + ([Flag.CRASHED] if crashed else []),
-                versions=versions,
-                parameters=parameters,
-            )
+            failed = attempt.failed(err, crashed=isinstance(err, ServerError))
             cells.add(failed)
             return failed
-        versions["engine"] = runner.version
-        measurement = task.measurement(
-            Outcome.MEASURED, flags=flags, payload=result, versions=versions, parameters=parameters
-        )
+        attempt.versions["engine"] = runner.version
+        measurement = attempt.measured(result)
         cells.add(measurement)
         return measurement
 

@@ -13,17 +13,13 @@ from arena.measured.measurement import Measurement
 from arena.measured.stats import summarize
 from arena.measured.usl import MIN_LEVELS, Fit, FitError, fit
 from arena.report.charts import LINE, LOG, Chart, Series, Value
-from arena.report.tables import Cell, Column, Row, Section, Table
+from arena.report.tables import Cell, Column, Row, Section, Table, digits
 
 FIT = (
     "USL: X(N) = lambda N / (1 + sigma (N-1) + kappa N (N-1)) fitted to every steady level of every start that the "
     "engine did not bound; lambda is one client's throughput, sigma contention, kappa crosstalk, N* the clients at "
     "the peak (sqrt((1 - sigma) / kappa); '-' when beyond 10 times the most clients measured)"
 )
-
-
-def _digits(value: float) -> int:
-    return 2 if abs(value) < 10 else 1 if abs(value) < 100 else 0
 
 
 def _levels(group: list[Measurement]) -> dict[int, list]:
@@ -67,7 +63,7 @@ def section(workload_id: str, title: str, measurements: list[Measurement]) -> Se
         for n in clients:
             values = [level.throughput for level in levels.get(n, [])]
             summary = summarize(values) if values else None
-            cells.append(Cell.value(summary, 1, _digits(summary.median)) if summary else Cell("-"))
+            cells.append(Cell.value(summary, 1, digits(summary.median)) if summary else Cell("-"))
         fitted = _fit(levels)
         line = f"{impl} cpus={cpus}"
         xs = sorted(levels)

@@ -21,7 +21,7 @@ from arena.measured.measurement import Measurement
 from arena.measured.stats import NOISY_COV, summarize
 from arena.measured.usl import MIN_LEVELS, FitError, fit
 from arena.report.charts import FAILED_MARK, LINE, LOG, PASSED_MARK, Chart, Series, Value
-from arena.report.tables import FLAGS, Cell, Column, Report, Row, Section, Table, legend
+from arena.report.tables import FLAGS, Cell, Column, Report, Row, Section, Table, digits, legend
 
 MIN_ENGINE_BUSY = 0.2  # an engine less busy than this over a probe says too little of its own ceiling
 ENDINGS = (
@@ -61,15 +61,11 @@ def _columns(holds: Held | None) -> list[Column]:
     ]
 
 
-def _digits(value: float) -> int:
-    return 2 if abs(value) < 10 else 1 if abs(value) < 100 else 0
-
-
 def _value(values: list[float], scale: float = 1.0) -> Cell:
     if not values:
         return Cell("-")
     summary = summarize(values)
-    return Cell.value(summary, scale, _digits(summary.median * scale))
+    return Cell.value(summary, scale, digits(summary.median * scale))
 
 
 def non_monotone(search: CapacitySearch) -> bool:
@@ -89,7 +85,7 @@ def _requests(summary, steps: int, bounds: list[CapacitySearch]) -> Cell:
         return Cell(f"≥ {max(s.edge for s in bounds) * steps:,.0f}")
     if summary is None:
         return Cell("-")
-    return Cell.value(summary, steps, _digits(summary.median * steps))
+    return Cell.value(summary, steps, digits(summary.median * steps))
 
 
 def _spread(searches: list[CapacitySearch], summary) -> Cell:
@@ -123,7 +119,7 @@ def _row(impl: str, cpus: int, group: list[Measurement], holds: Held | None, noi
     if bounds:
         edge_cell = Cell(f"≥ {max(s.edge for s in bounds):,.0f}")
     else:
-        edge_cell = Cell.value(summary, 1, _digits(summary.median)) if summary else Cell("none")
+        edge_cell = Cell.value(summary, 1, digits(summary.median)) if summary else Cell("none")
     steps = searches[0].steps if searches else 1
     per_connection = [kib for s in searches if (kib := s.kib_per_connection()) is not None]
     cells = [
@@ -148,7 +144,7 @@ def _row(impl: str, cpus: int, group: list[Measurement], holds: Held | None, noi
 def _search_note(impl: str, cpus: int, m: Measurement, holds: Held | None) -> str:
     search: CapacitySearch = m.payload
     probes = search.probe_list()
-    digits, unit = (0 if holds else 1), unit_of(holds)
+    decimals, unit = (0 if holds else 1), unit_of(holds)
     start = f"from {probes[0].rate:,.0f}{unit}" if probes else "with no probe"
     if (saturated := search.saturation()) is not None:
         start += f", {search.warmed_s:.1f} s saturated at {saturated.throughput:,.0f}{unit}"
@@ -159,13 +155,13 @@ def _search_note(impl: str, cpus: int, m: Measurement, holds: Held | None) -> st
     if before := (m.parameters.get("start") or {}).get("points_before"):
         start += f", after {before} workload(s) on its start"
     bracket = (
-        f"{search.edge:,.{digits}f} passed, {search.failing:,.{digits}f} failed"
+        f"{search.edge:,.{decimals}f} passed, {search.failing:,.{decimals}f} failed"
         if search.edge is not None and search.failing is not None
         else f"ended {search.ended}"
     )
     last_fail = next((p for p in reversed(probes) if not p.passed), None)
     reasons = ", ".join(last_fail.reasons) or "engine-bound" if last_fail else ""
-    why = f"; at {last_fail.rate:,.{digits}f}{unit}: {reasons}" if last_fail else ""
+    why = f"; at {last_fail.rate:,.{decimals}f}{unit}: {reasons}" if last_fail else ""
     return f"{impl} cpus={cpus} start {m.repetition + 1}: {len(probes)} probes {start}: {bracket}{why}"
 
 

@@ -20,17 +20,13 @@ from arena.measured.stats import summarize
 from arena.micro.result import ProgramRun, SpawnSearch
 from arena.micro.suite import MAX, Bench
 from arena.report import pivot
-from arena.report.tables import Cell, Column, Report, Row, Section, Table, legend
+from arena.report.tables import Cell, Column, Report, Row, Section, Table, digits, legend
 
 PAYLOAD = (
     "payload: what a send does in that row — 'shared' passes a reference (or a reference-counted "
     "binary), 'copied' copies the bytes; copy mode makes a fresh buffer for every send."
 )
 NOT_RUN = "not run: a larger point of a row whose smaller point failed is not attempted"
-
-
-def _digits(value: float) -> int:
-    return 2 if abs(value) < 10 else 1 if abs(value) < 100 else 0
 
 
 def _cell(group: list[Measurement], metric: str) -> tuple[Cell, bool]:
@@ -40,7 +36,7 @@ def _cell(group: list[Measurement], metric: str) -> tuple[Cell, bool]:
         return Cell("not run" if all(m.outcome is Outcome.NOT_RUN for m in group) else "FAILED"), False
     summary = summarize(good)
     failed = len(group) - len(good)
-    return Cell.value(summary, 1, _digits(summary.median), f" ({failed} failed)" if failed else ""), summary.noisy()
+    return Cell.value(summary, 1, digits(summary.median), f" ({failed} failed)" if failed else ""), summary.noisy()
 
 
 def _steady(m: Measurement) -> bool:

@@ -46,6 +46,11 @@ CELLS = "Cells: median over repetitions ± half-width of the 95% confidence inte
 ONCE = f"{NO_INTERVAL}: a cell marked (n=1) rests on one repetition, which has no spread to build an interval from"
 
 
+def digits(value: float) -> int:
+    """Decimals a cell gives a value: two under 10, one under 100, none above (three figures)."""
+    return 2 if abs(value) < 10 else 1 if abs(value) < 100 else 0
+
+
 @dataclass(frozen=True)
 class Column:
     header: str

@@ -9,15 +9,15 @@ import ipaddress
 import math
 from dataclasses import replace
 
-from arena.checks import reference, verify
+from arena.checks import reference
 from arena.console import Console
 from arena.engines.interface import LoadEngine
 from arena.engines.locust.engine import Locust
 from arena.errors import UsageError
+from arena.frame import servers
 from arena.frame.starts import Starts, start_settings
 from arena.host import cores
 from arena.impls import catalog
-from arena.impls.toolchain import Toolchains
 from arena.kind import COMMANDS, REST, Batch, Task, repetitions
 from arena.measured.measurement import Measurement
 from arena.measured.stats import NOISY_COV
@@ -81,13 +81,9 @@ def _host(plan: dict) -> str:
     return plan.get("host", "127.0.0.1")
 
 
-class RestKind:
+class RestKind(servers.LoadsServers):
     name = REST
     command = COMMANDS[REST]
-
-    def __init__(self, engine: LoadEngine) -> None:
-        self.engine = engine  # the own engine; Locust comes from the plan (`engines`)
-        self.db_url: str | None = None  # the user's database; not in the plan, which is stored
 
     def plan(self, options: argparse.Namespace) -> dict:
         self.db_url = options.db_url
@@ -117,10 +113,6 @@ class RestKind:
             )
         return made
 
-    def check(self, plan: dict) -> None:
-        for cpus in plan["cpus"]:
-            cores.check_budget(cpus)
-
     def headline(self, plan: dict) -> str:
         engine = plan.get("engine", "loadgen")
         workers = (
@@ -133,11 +125,8 @@ class RestKind:
     def prepare(self, plan: dict, stored: list[Measurement], console: Console) -> Batch:
         chosen = [s for s in scenarios.load(plan["scenario"]) if not s.pending]
         manifests = catalog.rows(plan["impl"], catalog.load, console.warn)
-        toolchains = Toolchains(say=console.line)
         engines = self.engines(plan)
-        with console.working("building the load engine"):
-            for engine in engines.values():
-                engine.ensure(toolchains)
+        toolchains = servers.engines_built(engines.values(), console)
         users = reference.users_file(USERS_ROWS) if any(s.users_csv for s in chosen) else None
         points = []
         for scenario in chosen:
@@ -152,31 +141,25 @@ class RestKind:
 
         # The database lives as long as the batch: conformance's /record checks and the record
         # scenarios use it; the batch's close stops the server of the last start, then it.
-        stack = contextlib.ExitStack()
-        try:
-            db, ready, skipped = verify.ready_on_database(
-                stack, self.db_url, manifests, plan["cpus"], toolchains, console
-            )
-        except BaseException:
-            stack.close()
-            raise
+        prepared = servers.ready(toolchains, self.db_url, manifests, plan["cpus"], console)
         tasks = []
         for repetition in range(plan["repeat"]):
-            for manifest, cpus in ready:
+            for manifest, cpus in prepared.ready:
                 # One start a repetition serves its points, the busiest load first (rest/order.py).
                 ordered = sorted(points, key=lambda p: -nominal_rps(p, cpus))
                 tasks += [
                     Task(self.name, manifest, point, cpus, repetition, estimate(point, cpus, i == 0))
                     for i, point in enumerate(ordered)
                 ]
-        starts = stack.enter_context(
+        db = prepared.db
+        starts = prepared.stack.enter_context(
             contextlib.closing(Starts(start_settings(points), db, plan.get("host", "127.0.0.1")))
         )
         return Batch(
             tasks,
             lambda task, phase: measure.measure(task, engines[task.point.engine], users, starts, db, phase),
-            skipped,
-            stack.close,
+            prepared.skipped,
+            prepared.stack.close,
         )
 
     def outcome(self, m: Measurement) -> str:

@@ -10,12 +10,11 @@ import dataclasses
 import os
 from collections.abc import Callable
 
-from arena.engines.interface import ENGINE_BUSY_MAX, EngineError, LoadEngine
+from arena.engines.interface import ENGINE_BUSY_MAX, LoadEngine
+from arena.frame.attempt import FAILURES, Attempt
 from arena.frame.starts import Starts
-from arena.host import cores
 from arena.host.database import Database, DatabaseError
 from arena.host.process import Sampler, ServerError
-from arena.impls.toolchain import runtime_version
 from arena.kind import Task
 from arena.measured.flags import Flag
 from arena.measured.measurement import Measurement, Outcome
@@ -40,31 +39,27 @@ def measure(
     db: Database | None = None,
     phase: Callable[[str], None] = lambda _: None,
 ) -> Measurement:
-    point, manifest = task.point, task.manifest
-    server_cores, engine_cores, shared = cores.split(task.cpus)
+    point = task.point
     length = run_length(point)
-    flags = [Flag.SHARED_CORES] if shared else []
-    versions = {"runtime": runtime_version(manifest), "framework": manifest.framework, "libraries": manifest.libraries}
-    parameters = {
-        "settings": starts.settings[(point.experiment, point.key)],
-        "server_cores": server_cores,
-        "engine_cores": engine_cores,
-    }
+    attempt = Attempt(task)
+    attempt.versions["libraries"] = task.manifest.libraries
+    attempt.parameters["settings"] = starts.settings[(point.experiment, point.key)]
+    flags, engine_cores = attempt.flags, attempt.engine_cores
     rule = point.warmup()
     # The database of a record scenario runs on the engine's cores (the client side of the server),
     # and its cost is sampled like the server's when the harness started it.
     sampled_db = db if point.scenario.database and db is not None and db.own else None
     if sampled_db:
         sampled_db.pin(engine_cores)
-        parameters["db_cores"] = engine_cores
+        attempt.parameters["db_cores"] = engine_cores
     server = None
     try:
         if point.scenario.database and db is not None:
             db.reset()
-        server, before, age_s = starts.server(task, server_cores, phase)
+        server, before, age_s = starts.server(task, attempt.server_cores, phase)
         warm_s = rule.max_s if rule else 0.0
         document = point.engine_scenario(server.port, task.cpus, users, warm_s + length + SLACK_S, server.host)
-        parameters |= {"engine": document, "start": {"points_before": before, "process_age_s": round(age_s, 3)}}
+        attempt.parameters |= {"engine": document, "start": {"points_before": before, "process_age_s": round(age_s, 3)}}
         phase("warm-up, then measure")
         db_sampling = Sampler(sampled_db, proportional=True) if sampled_db else contextlib.nullcontext()
         with Sampler(server) as sampler, db_sampling as db_sampler:
@@ -76,12 +71,9 @@ def measure(
         bcrypt = ceiling.kind_of(point) == "bcrypt" and Flag.CRASHED not in flags and rule is not None
         hash_s = ceiling.hash_seconds(server.port, server.host) if bcrypt else None
         lost = _database_lost(db) if point.scenario.database and db is not None else None
-    except (ServerError, EngineError, DatabaseError, OSError) as err:
-        # `crashed` says the server died (or never started), not that the engine or the database failed.
-        if isinstance(err, ServerError) or (server is not None and not server.alive()):
-            flags.append(Flag.CRASHED)
+    except FAILURES as err:
         starts.close()  # a server in an unknown state measures nothing more
-        return task.measurement(Outcome.FAILED, reason=str(err), flags=flags, versions=versions, parameters=parameters)
+        return attempt.failed(err, crashed=isinstance(err, ServerError) or (server is not None and not server.alive()))
     warm = warmup.of_result(run.result, rule) if rule else None
     # The server's CPU and memory over the measured window alone, not its warm-up.
     opened = run.result["started_unix_ms"] / 1000 + (run.result["warmup"]["measured_from_s"] if rule else 0.0)
@@ -98,7 +90,7 @@ def measure(
         flags.append(Flag.ENGINE_BOUND)
     if warm is not None and not warm.steady:
         flags.append(Flag.UNSTEADY)
-    versions["engine"] = run.version
+    attempt.versions["engine"] = run.version
     result = HttpResult(
         metrics=metrics,
         histograms={step["name"]: step["histogram"] for step in run.result["steps"]}
@@ -118,14 +110,7 @@ def measure(
     )
     if lost:  # what the engine saw is kept, but it measured a server without its database: a failure
         starts.close()
-    return task.measurement(
-        Outcome.FAILED if lost else Outcome.MEASURED,
-        reason=lost or "",
-        flags=flags,
-        payload=result,
-        versions=versions,
-        parameters=parameters,
-    )
+    return attempt.measured(result, Outcome.FAILED if lost else Outcome.MEASURED, lost or "")
 
 
 def _database_lost(db: Database) -> str | None:

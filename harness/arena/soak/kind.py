@@ -5,7 +5,6 @@ start a repetition (spec/soak.md)."""
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -16,19 +15,18 @@ from arena.capacity.probe import Runner
 from arena.capacity.saturation import saturate
 from arena.capacity.workloads import SearchParameters, Workload, chosen
 from arena.capacity.workloads import load as capacity_parameters
-from arena.checks import verify
 from arena.console import Console
-from arena.engines.interface import EngineError, LoadEngine
 from arena.errors import UsageError
+from arena.frame import servers
+from arena.frame.attempt import FAILURES, Attempt
 from arena.host import cores
-from arena.host.database import Database, DatabaseError
+from arena.host.database import Database
 from arena.host.process import ServerError, free_port, running
 from arena.impls import catalog
-from arena.impls.toolchain import Toolchains, runtime_version
 from arena.kind import COMMANDS, Batch, Cut, Task, repetitions
 from arena.kind import SOAK as KIND
 from arena.measured.flags import Flag
-from arena.measured.measurement import Measurement, Outcome
+from arena.measured.measurement import Measurement
 from arena.measured.stats import NOISY_COV
 from arena.measured.store import Run, Store
 from arena.report.tables import Report
@@ -106,13 +104,9 @@ def without_edge(options: argparse.Namespace) -> list[str]:
     return [name for name in names if any((name, cpus) not in found for cpus in budgets)]
 
 
-class SoakKind:
+class SoakKind(servers.LoadsServers):
     name = KIND
     command = COMMANDS[KIND]
-
-    def __init__(self, engine: LoadEngine) -> None:
-        self.engine = engine
-        self.db_url: str | None = None  # the user's database; not in the plan, which is stored
 
     def plan(self, options: argparse.Namespace) -> dict:
         """The options, and each implementation's rate: given, or its share of the stored edge
@@ -133,10 +127,6 @@ class SoakKind:
             if (edge := found.get((m.name, cpus)))
         }
 
-    def check(self, plan: dict) -> None:
-        for cpus in plan["cpus"]:
-            cores.check_budget(cpus)
-
     def headline(self, plan: dict) -> str:
         held = f"{plan['rate']:g} arrivals/s" if plan["rate"] else f"{plan['share']:.0%} of each edge"
         return f"{held} for {plan['minutes']:g} min, cpus {plan['cpus']}, {plan['repeat']} start(s) each"
@@ -148,21 +138,13 @@ class SoakKind:
         parameters, search = load(), capacity_parameters()[0]
         (workload,) = chosen([parameters.workload])
         manifests = catalog.rows(plan["impl"], catalog.load, console.warn)
-        toolchains = Toolchains(say=console.line)
-        with console.working("building the load engine"):
-            self.engine.ensure(toolchains)
-        stack = contextlib.ExitStack()
-        try:
-            db, ready, skipped = verify.ready_on_database(
-                stack, self.db_url, manifests, plan["cpus"], toolchains, console
-            )
-            data = data_file(workload, db)
-        except BaseException:
-            stack.close()
-            raise
+        toolchains = servers.engines_built([self.engine], console)
+        prepared = servers.ready(toolchains, self.db_url, manifests, plan["cpus"], console)
+        with prepared.closing_on_error():
+            data = data_file(workload, prepared.db)
         point = Point(plan["minutes"], plan["share"], plan["rate"])
         tasks, missing = [], []
-        for manifest, cpus in ready:
+        for manifest, cpus in prepared.ready:
             if not plan["rate"] and rate_key(manifest.name, cpus) not in plan["rates"]:
                 missing.append(
                     f"skipped {manifest.name} cpus={cpus}: no stored edge of {workload.id} to take a share of "
@@ -175,9 +157,9 @@ class SoakKind:
             console.line(f"  {line}")
         return Batch(
             tasks,
-            lambda task, phase: self.measure(task, plan, parameters, search, workload, data, db, phase),
-            skipped + missing,
-            stack.close,
+            lambda task, phase: self.measure(task, plan, parameters, search, workload, data, prepared.db, phase),
+            prepared.skipped + missing,
+            prepared.stack.close,
         )
 
     def measure(
@@ -192,18 +174,11 @@ class SoakKind:
         phase: Callable[[str], None],
     ) -> Measurement:
         """One soak on a fresh start of the task's implementation, the database on the engine's cores."""
-        server_cores, engine_cores, shared = cores.split(task.cpus)
+        attempt = Attempt(task)
+        server_cores, engine_cores = attempt.server_cores, attempt.engine_cores
         given = plan["rates"].get(rate_key(task.manifest.name, task.cpus), {})
         rate = plan["rate"] or given["rate"]
-        versions = {"runtime": runtime_version(task.manifest), "framework": task.manifest.framework}
-        parameters_stored = {
-            "settings": workload.settings,
-            "server_cores": server_cores,
-            "engine_cores": engine_cores,
-            "db_cores": engine_cores,
-            "workload": workload.id,
-        }
-        flags = [Flag.SHARED_CORES] if shared else []
+        attempt.parameters |= {"settings": workload.settings, "db_cores": engine_cores, "workload": workload.id}
         held = Held()
         settings = {**workload.settings, "ARENA_DB_URL": db.url}
         periods = parameters.periods(plan["minutes"])
@@ -225,11 +200,9 @@ class SoakKind:
                 ready_s=ready_s,
                 cut_short=cut_short,
             )
-            versions["engine"] = held.version
-            shown = flags + ([Flag.CUT_SHORT] if cut_short else []) + tables.trend_flags(soak, parameters)
-            return task.measurement(
-                Outcome.MEASURED, flags=shown, payload=soak, versions=versions, parameters=parameters_stored
-            )
+            attempt.versions["engine"] = held.version
+            attempt.flags += ([Flag.CUT_SHORT] if cut_short else []) + tables.trend_flags(soak, parameters)
+            return attempt.measured(soak)
 
         db.reset()
         db.pin(engine_cores)
@@ -240,33 +213,15 @@ class SoakKind:
                 # Warmed as the capacity search warmed the start whose edge sets the rate (its JIT's
                 # warm_s included): the rate is a share of a warm start's capacity.
                 phase(f"saturating with {search.saturation_clients} clients")
-                saturate(Runner(self.engine, server, engine_cores, workload, data), search, task.manifest.warm_s)
-                hold(
-                    self.engine,
-                    server,
-                    engine_cores,
-                    workload,
-                    data,
-                    rate,
-                    search,
-                    parameters,
-                    periods,
-                    phase,
-                    held,
-                )
+                runner = Runner(self.engine, server, engine_cores, workload, data)
+                saturate(runner, search, task.manifest.warm_s)
+                hold(runner, rate, search, parameters, periods, phase, held)
         except KeyboardInterrupt:
             if held.periods:
                 raise Cut(measured(True, ready_s)) from None
             raise
-        except (ServerError, EngineError, DatabaseError, OSError) as err:
-            crashed = isinstance(err, ServerError)
-            return task.measurement(
-                Outcome.FAILED,
-                reason=str(err),
-                flags=flags + ([Flag.CRASHED] if crashed else []),
-                versions=versions,
-                parameters=parameters_stored,
-            )
+        except FAILURES as err:
+            return attempt.failed(err, crashed=isinstance(err, ServerError))
         return measured(False, ready_s)
 
     def outcome(self, m: Measurement) -> str:

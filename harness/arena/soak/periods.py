@@ -13,12 +13,11 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from arena.capacity.probe import DRAIN_S, Runner
-from arena.capacity.workloads import SearchParameters, Workload
+from arena.capacity.workloads import SearchParameters
 from arena.engines.interface import EngineError, EngineRun, LoadEngine
-from arena.host.process import Sampler, Server, ServerError
+from arena.host.process import Sampler, ServerError
 from arena.soak.parameters import Parameters
 
 SAMPLE_S = 1.0  # the server's memory and CPU, sampled this often
@@ -61,11 +60,7 @@ def _errors(result: dict) -> int:
 
 
 def hold(
-    engine: LoadEngine,
-    server: Server,
-    engine_cores: list[int],
-    workload: Workload,
-    data: Path | None,
+    arrivals: Runner,
     rate: float,
     load: SearchParameters,
     parameters: Parameters,
@@ -73,11 +68,12 @@ def hold(
     phase: Callable[[str], None],
     held: Held | None = None,
 ) -> Held:
-    """Holds `server` at `rate` for `periods` periods, the load shaped as capacity's probes shape it
-    (`load.open_model`: its connections, its bound in flight); `held` collects as it goes, so that
-    a caller cut short (Ctrl-C) keeps the periods that ended. A server that died is a ServerError."""
+    """Holds the runner's server at `rate` of its workload's arrivals, beside its long-polls, for
+    `periods` periods, the load shaped as capacity's probes shape it (`load.open_model`: its
+    connections, its bound in flight); `held` collects as it goes, so that a caller cut short
+    (Ctrl-C) keeps the periods that ended. A server that died is a ServerError."""
     held = held if held is not None else Held()
-    arrivals = Runner(engine, server, engine_cores, workload, data)
+    engine, server, engine_cores, workload = arrivals.engine, arrivals.server, arrivals.engine_cores, arrivals.workload
     polls = Runner(engine, server, engine_cores, workload, None)
     period_s = parameters.period_s
     open_model = load.open_model(rate, period_s)

@@ -1,0 +1,46 @@
+"""One attempt at a task of a kind that loads a server: its cores split between the server and
+the engine, the flags, versions and parameters it has gathered, and what it stores — a measurement,
+or a failure whose reason is the error's, flagged crashed when the server died. The errors a
+measurement can meet are `FAILURES`; anything else is a bug, and ends the run."""
+
+from __future__ import annotations
+
+from arena.engines.interface import EngineError
+from arena.host import cores
+from arena.host.database import DatabaseError
+from arena.host.process import ServerError
+from arena.impls.toolchain import runtime_version
+from arena.kind import Task
+from arena.measured.flags import Flag
+from arena.measured.measurement import Measurement, Outcome
+
+FAILURES = (ServerError, EngineError, DatabaseError, OSError)
+
+
+class Attempt:
+    def __init__(self, task: Task) -> None:
+        self.task = task
+        self.server_cores, self.engine_cores, shared = cores.split(task.cpus)
+        self.flags: list[str] = [Flag.SHARED_CORES] if shared else []
+        self.versions = {"runtime": runtime_version(task.manifest), "framework": task.manifest.framework}
+        self.parameters: dict = {"server_cores": self.server_cores, "engine_cores": self.engine_cores}
+
+    def failed(self, err: Exception, crashed: bool = False) -> Measurement:
+        """The task failed with `err`; `crashed` when the server died (or never started), not
+        when the engine or the database failed."""
+        if crashed and Flag.CRASHED not in self.flags:
+            self.flags.append(Flag.CRASHED)
+        return self.task.measurement(
+            Outcome.FAILED, reason=str(err), flags=self.flags, versions=self.versions, parameters=self.parameters
+        )
+
+    def measured(self, payload: object, outcome: Outcome = Outcome.MEASURED, reason: str = "") -> Measurement:
+        """What the task measured, with every flag gathered (a failure may keep what it measured)."""
+        return self.task.measurement(
+            outcome,
+            reason=reason,
+            flags=self.flags,
+            payload=payload,
+            versions=self.versions,
+            parameters=self.parameters,
+        )
