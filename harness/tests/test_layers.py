@@ -30,7 +30,7 @@ LAYERS = {
     "processes on this machine": {"host"},
     "implementations": {"impls"},
     "what a person sees": {"console"},
-    "errors and paths": {"errors", "paths"},
+    "errors, paths and shared options": {"errors", "paths", "options"},
 }
 RANK = {part: rank for rank, parts in enumerate(reversed(LAYERS.values())) for part in parts}
 

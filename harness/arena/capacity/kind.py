@@ -12,6 +12,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+from arena import options
 from arena.capacity import held, precision, sweep, tables
 from arena.capacity.probe import Prober, Runner
 from arena.capacity.result import CapacitySearch, ClientSweep
@@ -55,6 +56,33 @@ LIKELY_MORE = 0.8
 class CapacityKind(servers.LoadsServers):
     name = KIND
     command = COMMANDS[KIND]
+    help = "where each runtime breaks: the highest rate under a latency objective"
+    repeat, suited = None, False
+    repeat_help = (
+        "the most independent server starts a cell takes (default 6: fewer once its 95%% interval is within ±5%%, at "
+        "least 2; spec/capacity.toml)"
+    )
+
+    @staticmethod
+    def arguments(parser: argparse.ArgumentParser) -> None:
+        options.impls(parser)
+        parser.add_argument(
+            "--workload",
+            nargs="*",
+            default=[],
+            help="plaintext json bcrypt compute database longpoll mix: the workloads of spec/capacity.toml "
+            "(default: all but the soak's mix)",
+        )
+        options.budgets(parser)
+        parser.add_argument(
+            "--slo", help="an objective for every workload instead of its own, e.g. p99=50ms or p99=50ms,p999=200ms"
+        )
+        parser.add_argument(
+            "--scaling",
+            action="store_true",
+            help="also sweep 1, 2, 4, … 64 clients without think time after the searches; fit the USL",
+        )
+        options.db_url(parser)
 
     def plan(self, options: argparse.Namespace) -> dict:
         self.db_url = options.db_url

@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena import lifecycle
+from arena import lifecycle, options
 from arena.capacity.kind import CapacityKind
 from arena.checks import fuzz, verify
 from arena.checks.result import CheckResult, show_check
@@ -429,12 +429,6 @@ def cmd_test(args: argparse.Namespace, console: Console) -> int:
     return testsuite.run(args.impl, Loadgen(), console)
 
 
-DB_URL = {
-    "metavar": "URL",
-    "help": "your PostgreSQL for /record (default: ARENA_DB_URL, else a throw-away one the harness starts)",
-}
-
-
 # The parents below are made anew for every command that takes them: argparse hands a parent's
 # actions to its children by reference, so a default one command sets on a shared parent becomes
 # every other's (the soak's one start once made `arena run` measure every point once).
@@ -501,13 +495,13 @@ def parser() -> argparse.ArgumentParser:
         metavar="ARENA_NAME=VALUE",
         help="a contract setting, e.g. --set ARENA_BCRYPT_COST=4 (repeatable)",
     )
-    s.add_argument("--db-url", **DB_URL)
+    options.db_url(s)
     s.set_defaults(func=cmd_start)
 
     s = sub.add_parser("verify", parents=[_tables()], help="conformance checks on live servers")
     s.add_argument("impl", nargs="*")
-    s.add_argument("--cpus", help="core budgets, e.g. 1 or 1,2 (default: 1,2)")
-    s.add_argument("--db-url", **DB_URL)
+    options.budgets(s, "1,2")
+    options.db_url(s)
     s.add_argument("--fuzz", action="store_true", help="then fuzz each server from spec/api.yaml (Schemathesis)")
     s.add_argument("--examples", type=int, default=100, help="the fuzzer's cases per operation and phase (default 100)")
     s.add_argument(
@@ -523,37 +517,12 @@ def parser() -> argparse.ArgumentParser:
     )
     s.set_defaults(func=cmd_verify)
 
-    s = sub.add_parser(
-        "run",
-        parents=[_stored(3, "repetitions of every point (default 3)"), _suites(FINDINGS)],
-        help="the main job: install, build, verify, measure, report",
-    )
-    s.add_argument("--impl", nargs="*", default=[], help="implementations (default: all available)")
-    s.add_argument("--scenario", nargs="*", default=[], help="experiments of spec/scenarios/ (default: all)")
-    s.add_argument(
-        "--point", nargs="*", type=int, default=[], help="only these points of its profile, by number (default: all)"
-    )
-    s.add_argument("--cpus", help="core budgets, e.g. 1 or 1,2 (default: 1, 2, 4, … leaving a core for the engine)")
-    s.add_argument("--db-url", **DB_URL)
-    s.add_argument(
-        "--engine",
-        choices=["loadgen", "locust", "both"],
-        default="loadgen",
-        help="the load engine: Arena's own (default), Locust's master and workers (closed models "
-        "only), or both for a cross-check",
-    )
-    s.add_argument("--workers", type=int, help="Locust workers (default: one per core left for the engine)")
-    s.add_argument(
-        "--remote-workers",
-        action="store_true",
-        help="wait for --workers N started with `arena worker` instead of starting them",
-    )
-    s.add_argument(
-        "--host",
-        default="127.0.0.1",
-        help="the address servers listen on and Locust's master binds (default 127.0.0.1)",
-    )
-    s.set_defaults(func=cmd_run)
+    # The measuring commands: each kind declares its own options, its stored runs take the rest.
+    for kind, func in ((RestKind, cmd_run), (MicroKind, cmd_micro), (CapacityKind, cmd_capacity), (SoakKind, cmd_soak)):
+        suites = [_suites(FINDINGS)] if kind.suited else []
+        s = sub.add_parser(kind.command, parents=[_stored(kind.repeat, kind.repeat_help), *suites], help=kind.help)
+        kind.arguments(s)
+        s.set_defaults(func=func)
 
     s = sub.add_parser(
         "worker", help="a Locust worker for a master elsewhere (arena run --engine locust --remote-workers)"
@@ -561,60 +530,6 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--master", required=True, metavar="HOST[:PORT]", help="the master's address (port default 5557)")
     s.add_argument("--cpus", help="cores to pin it to, e.g. 1 (default: any)")
     s.set_defaults(func=cmd_worker)
-
-    s = sub.add_parser(
-        "micro",
-        parents=[_stored(3, "repetitions of every point (default 3)"), _suites(FINDINGS)],
-        help="the actor and process micro-benchmarks of spec/micro.md",
-    )
-    s.add_argument("--impl", nargs="*", default=[], help="runtimes of micro/ (default: all available)")
-    s.add_argument("--bench", nargs="*", default=[], help="pingping pingpong spawn throughput ring (default: all)")
-    s.add_argument("--cpus", help="core budgets, e.g. 1 or 1,2 (default: each bench's own, spec/micro.toml)")
-    s.set_defaults(func=cmd_micro)
-
-    s = sub.add_parser(
-        "capacity",
-        parents=[
-            _stored(
-                None,
-                "the most independent server starts a cell takes (default 6: fewer once its 95%% interval is within "
-                "±5%%, at least 2; spec/capacity.toml)",
-            )
-        ],
-        help="where each runtime breaks: the highest rate under a latency objective",
-    )
-    s.add_argument("--impl", nargs="*", default=[], help="implementations (default: all available)")
-    s.add_argument(
-        "--workload",
-        nargs="*",
-        default=[],
-        help="plaintext json bcrypt compute database longpoll mix: the workloads of spec/capacity.toml "
-        "(default: all but the soak's mix)",
-    )
-    s.add_argument("--cpus", help="core budgets, e.g. 1 or 1,2 (default: 1, 2, 4, … leaving a core for the engine)")
-    s.add_argument(
-        "--slo", help="an objective for every workload instead of its own, e.g. p99=50ms or p99=50ms,p999=200ms"
-    )
-    s.add_argument(
-        "--scaling",
-        action="store_true",
-        help="also sweep 1, 2, 4, … 64 clients without think time after the searches; fit the USL",
-    )
-    s.add_argument("--db-url", **DB_URL)
-    s.set_defaults(func=cmd_capacity)
-
-    s = sub.add_parser(
-        "soak",
-        parents=[_stored(1, "server starts of every implementation, each soaked in turn (default 1)")],
-        help="each implementation held for minutes or hours: memory slope and p99 drift",
-    )
-    s.add_argument("--impl", nargs="*", default=[], help="implementations (default: all available)")
-    s.add_argument("--cpus", help="core budgets, e.g. 1 or 1,2 (default: 1, 2, 4, … leaving a core for the engine)")
-    s.add_argument("--minutes", type=float, help="how long each soak lasts, warm-up included (default 4: quick)")
-    s.add_argument("--share", type=float, help="of each implementation's stored edge (default 0.7)")
-    s.add_argument("--rate", type=float, help="arrivals a second for every implementation, instead of a share")
-    s.add_argument("--db-url", **DB_URL)
-    s.set_defaults(func=cmd_soak)
 
     s = sub.add_parser("report", parents=[_tables()], help="print a stored run's summary again, rewrite its summary.md")
     s.add_argument("run", nargs="?", default="last", help="run name (default: the last run)")
@@ -652,7 +567,7 @@ def parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("serve", help="the dashboard on 127.0.0.1: runs, comparisons, and a console to try servers")
     s.add_argument("--port", type=int, default=8765, help="its port (default 8765)")
-    s.add_argument("--db-url", **DB_URL)
+    options.db_url(s)
     s.set_defaults(func=cmd_serve)
 
     s = sub.add_parser("bench-engine", help="the load engine against wrk (or oha's open model) on one server core")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
+from arena import options
 from arena.console import Console
 from arena.host import cores
 from arena.impls import catalog
@@ -173,6 +174,16 @@ def outcome(m: Measurement, benches: dict[str, Bench]) -> str:
 class MicroKind:
     name = KIND
     command = COMMANDS[KIND]
+    help = "the actor and process micro-benchmarks of spec/micro.md"
+    repeat, repeat_help, suited = 3, "repetitions of every point (default 3)", True
+
+    @staticmethod
+    def arguments(parser: argparse.ArgumentParser) -> None:
+        options.impls(parser, "runtimes of micro/")
+        parser.add_argument(
+            "--bench", nargs="*", default=[], help="pingping pingpong spawn throughput ring (default: all)"
+        )
+        options.budgets(parser, "each bench's own, spec/micro.toml")
 
     def plan(self, options: argparse.Namespace) -> dict:
         suite.load(options.bench)

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from arena import options
 from arena.capacity.kind import data_file
 from arena.capacity.probe import Runner
 from arena.capacity.saturation import saturate
@@ -107,6 +108,19 @@ def without_edge(options: argparse.Namespace) -> list[str]:
 class SoakKind(servers.LoadsServers):
     name = KIND
     command = COMMANDS[KIND]
+    help = "each implementation held for minutes or hours: memory slope and p99 drift"
+    repeat, repeat_help, suited = 1, "server starts of every implementation, each soaked in turn (default 1)", False
+
+    @staticmethod
+    def arguments(parser: argparse.ArgumentParser) -> None:
+        options.impls(parser)
+        options.budgets(parser)
+        parser.add_argument(
+            "--minutes", type=float, help="how long each soak lasts, warm-up included (default 4: quick)"
+        )
+        parser.add_argument("--share", type=float, help="of each implementation's stored edge (default 0.7)")
+        parser.add_argument("--rate", type=float, help="arrivals a second for every implementation, instead of a share")
+        options.db_url(parser)
 
     def plan(self, options: argparse.Namespace) -> dict:
         """The options, and each implementation's rate: given, or its share of the stored edge
