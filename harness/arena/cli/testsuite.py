@@ -135,7 +135,7 @@ def server_steps(manifest: Manifest, toolchains: Toolchains, db: Database, conso
     show_check(console, fuzzed)
     steps.append(Step(f"{manifest.name}: fuzz --cpus 1", "passed" if fuzzed.ok else "failed", fuzzed.detail()))
     with console.working(f"  abuse {manifest.name} --cpus 1"):
-        abused = verify.abuse_checks(manifest, cores.take(1), console.check)
+        abused = verify.abuse_checks(manifest, cores.take(1), lambda result: show_check(console, result))
     steps.append(
         Step(f"{manifest.name}: abuse --cpus 1", "passed" if all(r.ok for r in abused) else "failed", verdict(abused))
     )
@@ -159,7 +159,7 @@ def micro_steps(manifest: Manifest, toolchains: Toolchains, console: Console) ->
             steps.append(Step(f"{name}: checks --cpus {cpus}", "skipped", f"uses at most {manifest.max_cpus} core(s)"))
             continue
         with console.working(f"  checks {manifest.name} --cpus {cpus}"):
-            results = micro_conformance.checks(manifest, cpus, console.check)
+            results = micro_conformance.checks(manifest, cpus, lambda result: show_check(console, result))
         line = verdict(results)
         console.line(f"  checks {manifest.name} --cpus {cpus}: {line}")
         steps.append(Step(f"{name}: checks --cpus {cpus}", "passed" if all(r.ok for r in results) else "failed", line))
