@@ -11,9 +11,10 @@ provenance, the progress loop, Ctrl-C, and the summary.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, Self
 
 from arena.console import Console
 from arena.errors import UsageError
@@ -40,6 +41,28 @@ def repetitions(repeat: int) -> int:
     if not 1 <= repeat <= MAX_REPEAT:
         raise UsageError(f"--repeat {repeat}: choose 1..{MAX_REPEAT}")
     return repeat
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a run measures, as its kind read the command line: stored with the run as JSON
+    (`document`) and read back (`of`), so that a resumed run measures what it began with. Each
+    kind adds its own fields (rest.kind.RestPlan, ...)."""
+
+    suite: str  # the profile its points come from: quick, paper or findings; or the kind's own name
+    impl: list[str]  # the implementations named (none: all available)
+    cpus: list[int] | None  # the core budgets (micro's None: each bench's own)
+    repeat: int  # the repetitions of every point (capacity: the most starts a cell takes)
+
+    def document(self) -> dict:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def of(cls, document: dict) -> Self:
+        """A stored plan: keys this version does not know are left out (the store's `kind`), and a
+        field an older run did not store takes its default."""
+        known = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{key: value for key, value in document.items() if key in known})
 
 
 class Point(Protocol):
@@ -118,21 +141,23 @@ class Kind(Protocol):
     name: str  # stored with the run: one of REST, MICRO, CAPACITY, SOAK
     command: str  # the command that runs it, for resume hints: COMMANDS[name]
 
-    def plan(self, options: argparse.Namespace) -> dict:
-        """The options as a plan to store (JSON); raises UsageError on bad options."""
+    plans: type[Plan]  # the kind's plan, to read a stored one back
+
+    def plan(self, options: argparse.Namespace) -> Plan:
+        """The options as a plan to store; raises UsageError on bad options."""
         ...
 
-    def check(self, plan: dict) -> None:
+    def check(self, plan: Plan) -> None:
         """Raises UsageError when a stored plan cannot run on this machine (a resume elsewhere)."""
         ...
 
-    def headline(self, plan: dict) -> str: ...
+    def headline(self, plan: Plan) -> str: ...
 
-    def experiments(self, plan: dict) -> list[str]:
+    def experiments(self, plan: Plan) -> list[str]:
         """The experiments (scenarios, benches, workloads) the plan measures."""
         ...
 
-    def prepare(self, plan: dict, stored: list[Measurement], console: Console) -> Batch:
+    def prepare(self, plan: Plan, stored: list[Measurement], console: Console) -> Batch:
         """Installs, builds and verifies what the plan needs; `stored` is what a resumed run has."""
         ...
 

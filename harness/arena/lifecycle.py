@@ -17,7 +17,7 @@ from arena.findings.section import section as findings_section
 from arena.findings.values import Index
 from arena.gates import assertion, junit
 from arena.gates.assertion import Assertion
-from arena.kind import Batch, Cut, Kind
+from arena.kind import Batch, Cut, Kind, Plan
 from arena.measured.measurement import Measurement
 from arena.measured.store import Run, Store, StoreError
 from arena.paths import RESULTS
@@ -32,7 +32,7 @@ def run(kind: Kind, options: argparse.Namespace, console: Console) -> int:
     try:
         store.claim()
         resumed = _resumed(store, kind, options.resume)
-        plan = resumed.plan if resumed else plan
+        plan = kind.plans.of(resumed.plan) if resumed else plan
         kind.check(plan)
         assertions = assertion.parse_all(options.assertions, kind.experiments(plan))
         console.line(f"arena {kind.command}: {kind.headline(plan)}")
@@ -95,10 +95,12 @@ def _resumed(store: Store, kind: Kind, resume: str | None) -> Run | None:
     return found
 
 
-def _start(store: Store, kind: Kind, plan: dict) -> Run:
+def _start(store: Store, kind: Kind, plan: Plan) -> Run:
     commit, dirty = provenance.git_state()
     name = time.strftime("%Y%m%d-%H%M%S")
-    return store.start_run(name, plan["suite"], {"kind": kind.name, **plan}, provenance.host_facts(), commit, dirty)
+    return store.start_run(
+        name, plan.suite, {"kind": kind.name, **plan.document()}, provenance.host_facts(), commit, dirty
+    )
 
 
 def _measure(batch: Batch, kind: Kind, store: Store, current: Run, console: Console) -> None:

@@ -3,6 +3,7 @@ so that a default cannot change silently (a parent parser shared between command
 soak's one start every command's)."""
 
 import argparse
+import json
 import re
 
 import pytest
@@ -44,7 +45,7 @@ def parsed(command: str) -> argparse.Namespace:
 def planned(command: str) -> dict:
     """The plan the command's kind makes of no options: the defaults as they will be measured."""
     kinds = {kind.command: kind for kind in cli.kinds().values()}
-    return kinds[command].plan(parsed(command))
+    return kinds[command].plan(parsed(command)).document()
 
 
 def test_no_two_commands_share_an_option():
@@ -180,3 +181,12 @@ def test_the_readme_opens_with_both_commands_and_stays_short():
     assert "./arena run " in first_screen and "./arena test " in first_screen
     for page in re.findall(r"\]\((docs/[\w.-]+)\)", README):
         assert (ROOT / page).is_file(), page
+
+
+@pytest.mark.parametrize("command", ["run", "micro", "capacity", "soak"])
+def test_each_kinds_plan_round_trips_through_the_stores_json(command):
+    kind = next(kind for kind in cli.kinds().values() if kind.command == command)
+    plan = kind.plan(parsed(command))
+    stored = json.loads(json.dumps({"kind": kind.name, **plan.document()}))
+    assert kind.plans.of(stored) == plan
+    assert type(kind.plans.of({"suite": plan.suite, "impl": [], "cpus": [1], "repeat": 1})) is type(plan)

@@ -11,7 +11,7 @@ import pytest
 from arena import lifecycle
 from arena.console import Console
 from arena.errors import UsageError
-from arena.kind import Batch, Cut, Task
+from arena.kind import Batch, Cut, Plan, Task
 from arena.measured.measurement import Measurement, Outcome, payload
 from arena.measured.store import Store
 from arena.paths import RESULTS
@@ -41,30 +41,36 @@ class Step:
         return f"i={self.i}"
 
 
+@dataclass(frozen=True)
+class CountingPlan(Plan):
+    n: int = 0
+
+
 class Counting:
     """A kind whose task i measures the value i, and that is interrupted at task `stop`."""
 
     name = "counting"
     command = "counting"
+    plans = CountingPlan
 
     def __init__(self, manifest, stop: int | None = None, cut: bool = False, enough: int | None = None) -> None:
         self.manifest, self.stop, self.cut, self.measured = manifest, stop, cut, []
         self.enough = enough  # once this many are measured, the rest are not needed
 
-    def plan(self, options: argparse.Namespace) -> dict:
-        return {"suite": "quick", "n": options.n}
+    def plan(self, options: argparse.Namespace) -> CountingPlan:
+        return CountingPlan("quick", [], [1], 1, n=options.n)
 
-    def check(self, plan: dict) -> None:
+    def check(self, plan: CountingPlan) -> None:
         pass
 
-    def headline(self, plan: dict) -> str:
-        return f"{plan['n']} steps"
+    def headline(self, plan: CountingPlan) -> str:
+        return f"{plan.n} steps"
 
-    def experiments(self, plan: dict) -> list[str]:
+    def experiments(self, plan: CountingPlan) -> list[str]:
         return ["count"]
 
-    def prepare(self, plan: dict, stored: list[Measurement], console: Console) -> Batch:
-        tasks = [Task(self.name, self.manifest, Step(i), 1, 0, 0.01) for i in range(plan["n"])]
+    def prepare(self, plan: CountingPlan, stored: list[Measurement], console: Console) -> Batch:
+        tasks = [Task(self.name, self.manifest, Step(i), 1, 0, 0.01) for i in range(plan.n)]
         return Batch(tasks, self.measure, ["skipped nothing: a note"], needless=self.needless)
 
     def needless(self, task: Task) -> str | None:

@@ -10,6 +10,7 @@ import dataclasses
 import statistics
 import time
 from collections import defaultdict
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena import options
@@ -30,7 +31,7 @@ from arena.host.database import Database
 from arena.host.process import ServerError
 from arena.impls import catalog
 from arena.kind import CAPACITY as KIND
-from arena.kind import COMMANDS, Batch, Task, repetitions
+from arena.kind import COMMANDS, Batch, Plan, Task, repetitions
 from arena.measured.flags import Flag
 from arena.measured.measurement import Measurement
 from arena.measured.stats import NOISY_COV
@@ -53,8 +54,16 @@ FIRST_PROBES, HINTED_PROBES = 8, 7  # the medians of run 20261128-004214 (spec/c
 LIKELY_MORE = 0.8
 
 
+@dataclass(frozen=True)
+class CapacityPlan(Plan):
+    workload: list[str] = field(default_factory=list)  # none named: every default workload
+    slo: dict = field(default_factory=dict)  # an objective for every workload instead of its own
+    scaling: bool = False  # a sweep of clients after the searches
+
+
 class CapacityKind(servers.LoadsServers):
     name = KIND
+    plans = CapacityPlan
     command = COMMANDS[KIND]
     help = "where each runtime breaks: the highest rate under a latency objective"
     repeat, suited = None, False
@@ -84,46 +93,46 @@ class CapacityKind(servers.LoadsServers):
         )
         options.db_url(parser)
 
-    def plan(self, options: argparse.Namespace) -> dict:
+    def plan(self, options: argparse.Namespace) -> CapacityPlan:
         self.db_url = options.db_url
         chosen(options.workload)  # unknown names fail here
         catalog.rows(options.impl, catalog.load, lambda _: None)
-        return {
-            "suite": "capacity",
-            "impl": options.impl,
-            "workload": options.workload,
-            "cpus": cores.measured_budgets(options.cpus),
+        return CapacityPlan(
+            suite=KIND,
+            impl=options.impl,
+            cpus=cores.measured_budgets(options.cpus),
             # The most starts a cell takes: fewer once it is precise enough (capacity/precision.py).
-            "repeat": repetitions(options.repeat) if options.repeat is not None else load()[0].starts.most,
-            "slo": parse_slo(options.slo) if options.slo else {},
-            "scaling": options.scaling,
-        }
+            repeat=repetitions(options.repeat) if options.repeat is not None else load()[0].starts.most,
+            workload=options.workload,
+            slo=parse_slo(options.slo) if options.slo else {},
+            scaling=options.scaling,
+        )
 
-    def headline(self, plan: dict) -> str:
-        slo = f", objective {plan['slo']}" if plan["slo"] else ""
-        scaling = ", and a sweep of clients" if plan.get("scaling") else ""
-        least = min(load()[0].starts.least, plan["repeat"])
-        starts = f"{least} to {plan['repeat']}" if least < plan["repeat"] else str(least)
+    def headline(self, plan: CapacityPlan) -> str:
+        slo = f", objective {plan.slo}" if plan.slo else ""
+        scaling = ", and a sweep of clients" if plan.scaling else ""
+        least = min(load()[0].starts.least, plan.repeat)
+        starts = f"{least} to {plan.repeat}" if least < plan.repeat else str(least)
         within = load()[0].starts.within
-        return f"cpus {plan['cpus']}, {starts} independent start(s) a cell, until ±{within:.0%}{scaling}{slo}"
+        return f"cpus {plan.cpus}, {starts} independent start(s) a cell, until ±{within:.0%}{scaling}{slo}"
 
-    def prepare(self, plan: dict, stored: list[Measurement], console: Console) -> Batch:
-        workloads = chosen(plan["workload"])
-        manifests = catalog.rows(plan["impl"], catalog.load, console.warn)
+    def prepare(self, plan: CapacityPlan, stored: list[Measurement], console: Console) -> Batch:
+        workloads = chosen(plan.workload)
+        manifests = catalog.rows(plan.impl, catalog.load, console.warn)
         toolchains = servers.engines_built([self.engine], console)
-        prepared = servers.ready(toolchains, self.db_url, manifests, plan["cpus"], console)
+        prepared = servers.ready(toolchains, self.db_url, manifests, plan.cpus, console)
         with prepared.closing_on_error():
             data = {w.id: data_file(w, prepared.db) for w in workloads}
-        points = [Point(w, objective_of(w, plan["slo"])) for w in workloads]
-        if plan.get("scaling"):
+        points = [Point(w, objective_of(w, plan.slo)) for w in workloads]
+        if plan.scaling:
             points += [Point(w, w.objective, sweep.CLIENTS) for w in workloads]
         # One start a repetition serves every workload in turn, in the order of spec/capacity.toml
         # (frame/starts.py; spec/capacity.md, "One start, every workload").
-        rule = dataclasses.replace(load()[0].starts, most=plan["repeat"])
+        rule = dataclasses.replace(load()[0].starts, most=plan.repeat)
         rule = dataclasses.replace(rule, least=min(rule.least, rule.most))
         tasks = [
             Task(self.name, manifest, point, cpus, rep, _estimate(manifest, point, rep, i == 0, rule.least))
-            for rep in range(plan["repeat"])
+            for rep in range(plan.repeat)
             for manifest, cpus in prepared.ready
             for i, point in enumerate(points)
         ]
@@ -246,8 +255,8 @@ class CapacityKind(servers.LoadsServers):
     def report(self, run: Run, title: str, measurements: list[Measurement], skipped: list[str]) -> Report:
         return tables.report(title, measurements, skipped)
 
-    def experiments(self, plan: dict) -> list[str]:
-        return [w.id for w in chosen(plan["workload"])]
+    def experiments(self, plan: CapacityPlan) -> list[str]:
+        return [w.id for w in chosen(plan.workload)]
 
     def noisy(self, m: Measurement) -> float:
         workload = load()[1].get(m.experiment)

@@ -44,7 +44,7 @@ from arena.impls import catalog
 from arena.impls.catalog import Manifest
 from arena.impls.prepare import prepare
 from arena.impls.toolchain import Toolchains, runtime_version
-from arena.kind import FINDINGS, REST, SOAK, Kind, repetitions
+from arena.kind import CAPACITY, FINDINGS, MICRO, REST, SOAK, Kind, repetitions
 from arena.kind import main_metrics as kind_main_metrics
 from arena.kind import noisy as kind_noisy
 from arena.measured import export, importing
@@ -278,11 +278,11 @@ def cmd_worker(args: argparse.Namespace, console: Console) -> int:
 
 
 def cmd_micro(args: argparse.Namespace, console: Console) -> int:
-    return lifecycle.run(kinds()["micro"], args, console)
+    return lifecycle.run(kinds()[MICRO], args, console)
 
 
 def cmd_capacity(args: argparse.Namespace, console: Console) -> int:
-    return lifecycle.run(kinds()["capacity"], args, console)
+    return lifecycle.run(kinds()[CAPACITY], args, console)
 
 
 def cmd_soak(args: argparse.Namespace, console: Console) -> int:
@@ -307,7 +307,7 @@ def cmd_soak(args: argparse.Namespace, console: Console) -> int:
                 assertions=[],
                 junit=None,
             )
-            status = lifecycle.run(every["capacity"], first, console)
+            status = lifecycle.run(every[CAPACITY], first, console)
             if status != 0:
                 return status
     return lifecycle.run(every["soak"], args, console)

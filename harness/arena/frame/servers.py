@@ -15,6 +15,7 @@ from arena.host import cores
 from arena.host.database import Database
 from arena.impls.catalog import Manifest
 from arena.impls.toolchain import Toolchains
+from arena.kind import Plan
 
 
 class LoadsServers:
@@ -26,8 +27,8 @@ class LoadsServers:
         self.engine = engine
         self.db_url: str | None = None
 
-    def check(self, plan: dict) -> None:
-        for cpus in plan["cpus"]:
+    def check(self, plan: Plan) -> None:
+        for cpus in plan.cpus or []:
             cores.check_budget(cpus)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from arena import options
 from arena.console import Console
@@ -18,7 +19,7 @@ from arena.impls import catalog
 from arena.impls.catalog import Manifest
 from arena.impls.prepare import prepare
 from arena.impls.toolchain import Toolchains, runtime_version
-from arena.kind import COMMANDS, FINDINGS, Batch, Task, repetitions
+from arena.kind import COMMANDS, FINDINGS, Batch, Plan, Task, repetitions
 from arena.kind import MICRO as KIND
 from arena.measured.measurement import Measurement, Outcome
 from arena.measured.stats import NOISY_COV
@@ -37,19 +38,24 @@ def _sweep(impl: str, bench: str, mode: str, cpus: int) -> tuple:
     return (impl, bench, mode, cpus)
 
 
-def plan_tasks(rows: list[Manifest], benches: list[Bench], plan: dict) -> tuple[list[Task], list[str]]:
+@dataclass(frozen=True)
+class MicroPlan(Plan):
+    bench: list[str] = field(default_factory=list)  # none named: every bench
+
+
+def plan_tasks(rows: list[Manifest], benches: list[Bench], plan: MicroPlan) -> tuple[list[Task], list[str]]:
     """The measurements of a plan, and the (runtime, budget) pairs skipped with the reason: a
     runtime that uses fewer cores than a budget would repeat its smaller budget's numbers, except
     in the findings profile, where the seeds gave every runtime the whole machine, and how much of
     it one uses is what some findings ask (spec/micro.md, "Core budget and memory")."""
     machine = len(cores.machine_cores())
-    budgets = {bench.id: plan["cpus"] or suite.budgets(bench, plan["suite"], machine) for bench in benches}
-    whole = plan["suite"] == FINDINGS
+    budgets = {bench.id: plan.cpus or suite.budgets(bench, plan.suite, machine) for bench in benches}
+    whole = plan.suite == FINDINGS
     tasks = [
         Task(KIND, manifest, point, cpus, repetition, _estimate(point))
-        for repetition in range(plan["repeat"])
+        for repetition in range(plan.repeat)
         for bench in benches
-        for point in suite.points(bench, plan["suite"])
+        for point in suite.points(bench, plan.suite)
         if repetition == 0 or not point.is_max  # the search is long and its answer a single number
         for manifest in rows
         for cpus in budgets[bench.id]
@@ -173,6 +179,7 @@ def outcome(m: Measurement, benches: dict[str, Bench]) -> str:
 
 class MicroKind:
     name = KIND
+    plans = MicroPlan
     command = COMMANDS[KIND]
     help = "the actor and process micro-benchmarks of spec/micro.md"
     repeat, repeat_help, suited = 3, "repetitions of every point (default 3)", True
@@ -185,37 +192,37 @@ class MicroKind:
         )
         options.budgets(parser, "each bench's own, spec/micro.toml")
 
-    def plan(self, options: argparse.Namespace) -> dict:
+    def plan(self, options: argparse.Namespace) -> MicroPlan:
         suite.load(options.bench)
         suite.limits(options.suite)
         catalog.rows(options.impl, catalog.load_micro, lambda _: None)  # unknown names fail here
-        return {
-            "suite": options.suite,
-            "impl": options.impl,
-            "bench": options.bench,
-            "cpus": cores.parse_budgets(options.cpus) if options.cpus else None,
-            "repeat": repetitions(options.repeat),
-        }
+        return MicroPlan(
+            suite=options.suite,
+            impl=options.impl,
+            cpus=cores.parse_budgets(options.cpus) if options.cpus else None,
+            repeat=repetitions(options.repeat),
+            bench=options.bench,
+        )
 
-    def check(self, plan: dict) -> None:
-        for cpus in plan["cpus"] or []:
+    def check(self, plan: MicroPlan) -> None:
+        for cpus in plan.cpus or []:
             cores.check_budget(cpus)
 
-    def headline(self, plan: dict) -> str:
-        limits = suite.limits(plan["suite"])
-        budgets = plan["cpus"] or "each bench's own (spec/micro.toml)"
+    def headline(self, plan: MicroPlan) -> str:
+        limits = suite.limits(plan.suite)
+        budgets = plan.cpus or "each bench's own (spec/micro.toml)"
         return (
-            f"suite {plan['suite']}, cpus {budgets}, {plan['repeat']} repetition(s); "
+            f"suite {plan.suite}, cpus {budgets}, {plan.repeat} repetition(s); "
             f"each run bounded by {limits.seconds:g} s and {limits.run_memory_mb()} MiB"
         )
 
-    def prepare(self, plan: dict, stored: list[Measurement], console: Console) -> Batch:
-        benches, limits = suite.load(plan["bench"]), suite.limits(plan["suite"])
+    def prepare(self, plan: MicroPlan, stored: list[Measurement], console: Console) -> Batch:
+        benches, limits = suite.load(plan.bench), suite.limits(plan.suite)
         self.benches = {b.id: b for b in benches}
         toolchains = Toolchains(say=console.line)
         console.line("preparing")
         ready, skipped = [], []
-        for manifest in catalog.rows(plan["impl"], catalog.load_micro, console.warn):
+        for manifest in catalog.rows(plan.impl, catalog.load_micro, console.warn):
             prepared = prepare(manifest, toolchains, console)
             if prepared.ok:
                 ready.append(manifest)
@@ -228,10 +235,10 @@ class MicroKind:
         return outcome(m, self.benches)
 
     def report(self, run: Run, title: str, measurements: list[Measurement], skipped: list[str]) -> Report:
-        return tables.report(title, suite.load(run.plan["bench"]), measurements, skipped, run.host)
+        return tables.report(title, suite.load(MicroPlan.of(run.plan).bench), measurements, skipped, run.host)
 
-    def experiments(self, plan: dict) -> list[str]:
-        return [b.id for b in suite.load(plan["bench"])]
+    def experiments(self, plan: MicroPlan) -> list[str]:
+        return [b.id for b in suite.load(plan.bench)]
 
     def noisy(self, m: Measurement) -> float:
         return NOISY_COV

@@ -7,7 +7,7 @@ import argparse
 import contextlib
 import ipaddress
 import math
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 
 from arena import options
 from arena.checks import reference
@@ -19,7 +19,7 @@ from arena.frame import servers
 from arena.frame.starts import Starts, start_settings
 from arena.host import cores
 from arena.impls import catalog
-from arena.kind import COMMANDS, REST, Batch, Task, repetitions
+from arena.kind import COMMANDS, REST, Batch, Plan, Task, repetitions
 from arena.measured.measurement import Measurement
 from arena.measured.stats import NOISY_COV
 from arena.measured.store import Run
@@ -42,6 +42,17 @@ def estimate(point: scenarios.Point, cpus: int, first: bool) -> float:
     if point.planned_s is None and math.isfinite(rate := nominal_rps(point, cpus)):
         length = point.model()["requests"] * len(point.scenario.steps) / rate
     return START_S * first + (rule.window * rule.slice_s if rule else 0.0) + length
+
+
+@dataclass(frozen=True)
+class RestPlan(Plan):
+    scenario: list[str] = field(default_factory=list)  # none named: every experiment
+    point: list[int] = field(default_factory=list)  # only these points of its profile, by number
+    # The load engine and Locust's workers (a plan stored before Locust has none: loadgen on loopback).
+    engine: str = "loadgen"
+    workers: int | None = None
+    remote_workers: bool = False
+    host: str = "127.0.0.1"
 
 
 def _engine_options(options: argparse.Namespace, chosen: list[scenarios.Scenario]) -> dict:
@@ -77,13 +88,9 @@ def _engine_options(options: argparse.Namespace, chosen: list[scenarios.Scenario
     return {"engine": engine, "workers": workers, "remote_workers": remote, "host": host}
 
 
-def _host(plan: dict) -> str:
-    """Where servers listen and the engine sends (a plan stored before --host: loopback)."""
-    return plan.get("host", "127.0.0.1")
-
-
 class RestKind(servers.LoadsServers):
     name = REST
+    plans = RestPlan
     command = COMMANDS[REST]
     help = "the main job: install, build, verify, measure, report"
     repeat, repeat_help, suited = 3, "repetitions of every point (default 3)", True
@@ -120,65 +127,59 @@ class RestKind(servers.LoadsServers):
             help="the address servers listen on and Locust's master binds (default 127.0.0.1)",
         )
 
-    def plan(self, options: argparse.Namespace) -> dict:
+    def plan(self, options: argparse.Namespace) -> RestPlan:
         self.db_url = options.db_url
         chosen = [s for s in scenarios.load(options.scenario) if not s.pending]
         catalog.rows(options.impl, catalog.load, lambda _: None)  # unknown names fail here; warnings come later
         if options.point and len(options.scenario) != 1:
             raise UsageError("--point numbers the points of one scenario's profile: name that one with --scenario")
-        return {
-            "suite": options.suite,
-            "impl": options.impl,
-            "scenario": options.scenario,
-            "point": options.point,
-            "cpus": cores.measured_budgets(options.cpus),
-            "repeat": repetitions(options.repeat),
+        return RestPlan(
+            suite=options.suite,
+            impl=options.impl,
+            cpus=cores.measured_budgets(options.cpus),
+            repeat=repetitions(options.repeat),
+            scenario=options.scenario,
+            point=options.point,
             **_engine_options(options, chosen),
-        }
+        )
 
-    def engines(self, plan: dict) -> dict[str, LoadEngine]:
-        """The plan's engines by name (a plan stored before Locust names none: loadgen)."""
-        chosen = plan.get("engine", "loadgen")
+    def engines(self, plan: RestPlan) -> dict[str, LoadEngine]:
+        """The plan's engines by name."""
+        chosen = plan.engine
         made: dict[str, LoadEngine] = {}
         if chosen in ("loadgen", "both"):
             made[self.engine.name] = self.engine
         if chosen in ("locust", "both"):
-            made["locust"] = Locust(
-                plan.get("workers"), plan.get("remote_workers", False), plan.get("host", "127.0.0.1")
-            )
+            made["locust"] = Locust(plan.workers, plan.remote_workers, plan.host)
         return made
 
-    def headline(self, plan: dict) -> str:
-        engine = plan.get("engine", "loadgen")
-        workers = (
-            f" with {plan['workers']} {'remote ' if plan.get('remote_workers') else ''}worker(s)"
-            if plan.get("workers")
-            else ""
-        )
-        return f"suite {plan['suite']}, cpus {plan['cpus']}, {plan['repeat']} repetition(s), engine {engine}{workers}"
+    def headline(self, plan: RestPlan) -> str:
+        engine = plan.engine
+        workers = f" with {plan.workers} {'remote ' if plan.remote_workers else ''}worker(s)" if plan.workers else ""
+        return f"suite {plan.suite}, cpus {plan.cpus}, {plan.repeat} repetition(s), engine {engine}{workers}"
 
-    def prepare(self, plan: dict, stored: list[Measurement], console: Console) -> Batch:
-        chosen = [s for s in scenarios.load(plan["scenario"]) if not s.pending]
-        manifests = catalog.rows(plan["impl"], catalog.load, console.warn)
+    def prepare(self, plan: RestPlan, stored: list[Measurement], console: Console) -> Batch:
+        chosen = [s for s in scenarios.load(plan.scenario) if not s.pending]
+        manifests = catalog.rows(plan.impl, catalog.load, console.warn)
         engines = self.engines(plan)
         toolchains = servers.engines_built(engines.values(), console)
         users = reference.users_file(USERS_ROWS) if any(s.users_csv for s in chosen) else None
         points = []
         for scenario in chosen:
-            for point in scenarios.points(scenario, plan["suite"], plan.get("point", [])):
+            for point in scenarios.points(scenario, plan.suite, plan.point):
                 for name, engine in engines.items():
                     if name == "locust" and not Locust.runs(point.model()):
                         continue  # --engine both: Locust measures what it can
                     # The engine validates every document it will be given, and says how long it
                     # lasts (which no budget changes).
-                    planned = [engine.check(point.engine_scenario(1, cpus, users, None)) for cpus in plan["cpus"]]
+                    planned = [engine.check(point.engine_scenario(1, cpus, users, None)) for cpus in plan.cpus]
                     points.append(replace(point, planned_s=planned[0], engine=name))
 
         # The database lives as long as the batch: conformance's /record checks and the record
         # scenarios use it; the batch's close stops the server of the last start, then it.
-        prepared = servers.ready(toolchains, self.db_url, manifests, plan["cpus"], console)
+        prepared = servers.ready(toolchains, self.db_url, manifests, plan.cpus, console)
         tasks = []
-        for repetition in range(plan["repeat"]):
+        for repetition in range(plan.repeat):
             for manifest, cpus in prepared.ready:
                 # One start a repetition serves its points, the busiest load first (rest/order.py).
                 ordered = sorted(points, key=lambda p: -nominal_rps(p, cpus))
@@ -187,9 +188,7 @@ class RestKind(servers.LoadsServers):
                     for i, point in enumerate(ordered)
                 ]
         db = prepared.db
-        starts = prepared.stack.enter_context(
-            contextlib.closing(Starts(start_settings(points), db, plan.get("host", "127.0.0.1")))
-        )
+        starts = prepared.stack.enter_context(contextlib.closing(Starts(start_settings(points), db, plan.host)))
         return Batch(
             tasks,
             lambda task, phase: measure.measure(task, engines[task.point.engine], users, starts, db, phase),
@@ -200,8 +199,8 @@ class RestKind(servers.LoadsServers):
     def outcome(self, m: Measurement) -> str:
         return measure.outcome(m)
 
-    def experiments(self, plan: dict) -> list[str]:
-        return [s.id for s in scenarios.load(plan["scenario"]) if not s.pending]
+    def experiments(self, plan: RestPlan) -> list[str]:
+        return [s.id for s in scenarios.load(plan.scenario) if not s.pending]
 
     def noisy(self, m: Measurement) -> float:
         return NOISY_COV
@@ -210,7 +209,7 @@ class RestKind(servers.LoadsServers):
         return {"rps": True, "p50_ms": False, "p99_ms": False}
 
     def report(self, run: Run, title: str, measurements: list[Measurement], skipped: list[str]) -> Report:
-        made = tables.report(title, scenarios.load(run.plan["scenario"]), measurements, skipped)
+        made = tables.report(title, scenarios.load(RestPlan.of(run.plan).scenario), measurements, skipped)
         manifests, _ = catalog.load()  # as checked out now: the features compared are the code's, not the run's
         made.appendix.append(features.section(manifests))
         return made

@@ -5,9 +5,10 @@ start a repetition (spec/soak.md)."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from arena import options
@@ -24,7 +25,7 @@ from arena.host import cores
 from arena.host.database import Database
 from arena.host.process import ServerError, free_port, running
 from arena.impls import catalog
-from arena.kind import COMMANDS, Batch, Cut, Task, repetitions
+from arena.kind import COMMANDS, Batch, Cut, Plan, Task, repetitions
 from arena.kind import SOAK as KIND
 from arena.measured.flags import Flag
 from arena.measured.measurement import Measurement
@@ -72,7 +73,15 @@ def _stored_edges() -> dict[tuple[str, int], edges.Edge]:
         store.close()
 
 
-def checked(options: argparse.Namespace) -> dict:
+@dataclass(frozen=True)
+class SoakPlan(Plan):
+    minutes: float = 0.0  # each soak's length, warm-up included
+    share: float | None = None  # of each implementation's stored edge; None with a rate
+    rate: float | None = None  # arrivals a second for every implementation, instead of a share
+    rates: dict = field(default_factory=dict)  # each implementation's rate, fixed when the run began
+
+
+def checked(options: argparse.Namespace) -> SoakPlan:
     """The command line's options, each checked (a UsageError names the bad one), before anything
     is measured: the soak's own, and, when it must measure edges first, capacity's."""
     parameters = load()
@@ -85,28 +94,29 @@ def checked(options: argparse.Namespace) -> dict:
     share = options.share if options.share is not None else parameters.share
     if not 0 < share <= 1:
         raise UsageError(f"--share {share:g}: give a share of the edge in (0, 1]")
-    return {
-        "suite": "soak",
-        "impl": options.impl,
-        "cpus": cores.measured_budgets(options.cpus),
-        "repeat": repetitions(options.repeat),
-        "minutes": minutes,
-        "share": None if options.rate else share,
-        "rate": options.rate,
-    }
+    return SoakPlan(
+        suite=KIND,
+        impl=options.impl,
+        cpus=cores.measured_budgets(options.cpus),
+        repeat=repetitions(options.repeat),
+        minutes=minutes,
+        share=None if options.rate else share,
+        rate=options.rate,
+    )
 
 
 def without_edge(options: argparse.Namespace) -> list[str]:
     """The implementations the options name (all: none named) with no stored edge of the soak's
     workload at some budget: `arena soak` measures those first."""
     found = _stored_edges()
-    budgets = checked(options)["cpus"]
+    budgets = checked(options).cpus
     names = [m.name for m in catalog.rows(options.impl, catalog.load, lambda _: None)]
     return [name for name in names if any((name, cpus) not in found for cpus in budgets)]
 
 
 class SoakKind(servers.LoadsServers):
     name = KIND
+    plans = SoakPlan
     command = COMMANDS[KIND]
     help = "each implementation held for minutes or hours: memory slope and p99 drift"
     repeat, repeat_help, suited = 1, "server starts of every implementation, each soaked in turn (default 1)", False
@@ -122,14 +132,14 @@ class SoakKind(servers.LoadsServers):
         parser.add_argument("--rate", type=float, help="arrivals a second for every implementation, instead of a share")
         options.db_url(parser)
 
-    def plan(self, options: argparse.Namespace) -> dict:
+    def plan(self, options: argparse.Namespace) -> SoakPlan:
         """The options, and each implementation's rate: given, or its share of the stored edge
         (looked up now, so that a resumed soak holds the rates it began with)."""
         self.db_url = options.db_url
         plan = checked(options)
         manifests = catalog.rows(options.impl, catalog.load, lambda _: None)
-        rates = {} if plan["rate"] else self._rates(manifests, plan["cpus"], plan["share"])
-        return plan | {"rates": rates}
+        rates = {} if plan.rate else self._rates(manifests, plan.cpus, plan.share)
+        return dataclasses.replace(plan, rates=rates)
 
     @staticmethod
     def _rates(manifests: list[catalog.Manifest], budgets: list[int], share: float) -> dict:
@@ -141,32 +151,32 @@ class SoakKind(servers.LoadsServers):
             if (edge := found.get((m.name, cpus)))
         }
 
-    def headline(self, plan: dict) -> str:
-        held = f"{plan['rate']:g} arrivals/s" if plan["rate"] else f"{plan['share']:.0%} of each edge"
-        return f"{held} for {plan['minutes']:g} min, cpus {plan['cpus']}, {plan['repeat']} start(s) each"
+    def headline(self, plan: SoakPlan) -> str:
+        held = f"{plan.rate:g} arrivals/s" if plan.rate else f"{plan.share:.0%} of each edge"
+        return f"{held} for {plan.minutes:g} min, cpus {plan.cpus}, {plan.repeat} start(s) each"
 
-    def experiments(self, plan: dict) -> list[str]:
+    def experiments(self, plan: SoakPlan) -> list[str]:
         return [KIND]
 
-    def prepare(self, plan: dict, stored: list[Measurement], console: Console) -> Batch:
+    def prepare(self, plan: SoakPlan, stored: list[Measurement], console: Console) -> Batch:
         parameters, search = load(), capacity_parameters()[0]
         (workload,) = chosen([parameters.workload])
-        manifests = catalog.rows(plan["impl"], catalog.load, console.warn)
+        manifests = catalog.rows(plan.impl, catalog.load, console.warn)
         toolchains = servers.engines_built([self.engine], console)
-        prepared = servers.ready(toolchains, self.db_url, manifests, plan["cpus"], console)
+        prepared = servers.ready(toolchains, self.db_url, manifests, plan.cpus, console)
         with prepared.closing_on_error():
             data = data_file(workload, prepared.db)
-        point = Point(plan["minutes"], plan["share"], plan["rate"])
+        point = Point(plan.minutes, plan.share, plan.rate)
         tasks, missing = [], []
         for manifest, cpus in prepared.ready:
-            if not plan["rate"] and rate_key(manifest.name, cpus) not in plan["rates"]:
+            if not plan.rate and rate_key(manifest.name, cpus) not in plan.rates:
                 missing.append(
                     f"skipped {manifest.name} cpus={cpus}: no stored edge of {workload.id} to take a share of "
                     f"(./arena capacity --workload {workload.id} --impl {manifest.name} --cpus {cpus}, or --rate)"
                 )
                 continue
-            estimate = START_S + manifest.warm_s + plan["minutes"] * 60
-            tasks += [Task(self.name, manifest, point, cpus, rep, estimate) for rep in range(plan["repeat"])]
+            estimate = START_S + manifest.warm_s + plan.minutes * 60
+            tasks += [Task(self.name, manifest, point, cpus, rep, estimate) for rep in range(plan.repeat)]
         for line in missing:
             console.line(f"  {line}")
         return Batch(
@@ -179,7 +189,7 @@ class SoakKind(servers.LoadsServers):
     def measure(
         self,
         task: Task,
-        plan: dict,
+        plan: SoakPlan,
         parameters: Parameters,
         search: SearchParameters,
         workload: Workload,
@@ -190,12 +200,12 @@ class SoakKind(servers.LoadsServers):
         """One soak on a fresh start of the task's implementation, the database on the engine's cores."""
         attempt = Attempt(task)
         server_cores, engine_cores = attempt.server_cores, attempt.engine_cores
-        given = plan["rates"].get(rate_key(task.manifest.name, task.cpus), {})
-        rate = plan["rate"] or given["rate"]
+        given = plan.rates.get(rate_key(task.manifest.name, task.cpus), {})
+        rate = plan.rate or given["rate"]
         attempt.parameters |= {"settings": workload.settings, "db_cores": engine_cores, "workload": workload.id}
         held = Held()
         settings = {**workload.settings, "ARENA_DB_URL": db.url}
-        periods = parameters.periods(plan["minutes"])
+        periods = parameters.periods(plan.minutes)
 
         def measured(cut_short: bool, ready_s: float) -> Measurement:
             soak = Soak(
@@ -203,7 +213,7 @@ class SoakKind(servers.LoadsServers):
                 edge=given.get("edge"),
                 edge_run=given.get("run"),
                 edge_ended=given.get("ended"),
-                share=plan["share"],
+                share=plan.share,
                 steps=len(workload.steps),
                 pollers=parameters.pollers,
                 period_s=parameters.period_s,
