@@ -310,7 +310,7 @@ def cmd_soak(args: argparse.Namespace, console: Console) -> int:
             status = lifecycle.run(every[CAPACITY], first, console)
             if status != 0:
                 return status
-    return lifecycle.run(every["soak"], args, console)
+    return lifecycle.run(every[SOAK], args, console)
 
 
 def cmd_report(args: argparse.Namespace, console: Console) -> int:
