@@ -49,10 +49,10 @@ class Plan:
     (`document`) and read back (`of`), so that a resumed run measures what it began with. Each
     kind adds its own fields (rest.kind.RestPlan, ...)."""
 
-    suite: str  # the profile its points come from: quick, paper or findings; or the kind's own name
-    impl: list[str]  # the implementations named (none: all available)
-    cpus: list[int] | None  # the core budgets (micro's None: each bench's own)
-    repeat: int  # the repetitions of every point (capacity: the most starts a cell takes)
+    suite: str = "quick"  # the profile its points come from: quick, paper or findings; or the kind's name
+    impl: list[str] = field(default_factory=list)  # the implementations named (none: all available)
+    cpus: list[int] | None = None  # the core budgets (micro's None: each bench's own)
+    repeat: int = 3  # the repetitions of every point (capacity: the most starts a cell takes)
 
     def document(self) -> dict:
         return dataclasses.asdict(self)

@@ -117,7 +117,7 @@ def _budgets(test: Test, machine: int) -> tuple[int, ...]:
     """A test's budgets: those it names, or ("all") those its findings profile measures here."""
     if test.cpus is not None:
         return test.cpus
-    if test.kind == "micro":
+    if test.kind == MICRO:
         bench = micro_suite.load([test.experiment])[0]
         return tuple(micro_suite.budgets(bench, FINDINGS, machine))
     return (1,)
@@ -130,11 +130,11 @@ def _impls(test: Test) -> list[str]:
 
 def estimate_s(item: Item) -> float:
     """How long the item's run measures, by its kind's own estimates (builds and checks aside)."""
-    if item.kind == "micro":
+    if item.kind == MICRO:
         rows = impls.rows(list(item.impls), impls.load_micro, lambda _: None)
         bench = micro_suite.load([item.experiment])
-        plan_ = {"suite": FINDINGS, "cpus": list(item.cpus), "repeat": item.repeat}
-        tasks, _ = micro_kind.plan_tasks(rows, bench, plan_)
+        planned = micro_kind.MicroPlan(FINDINGS, list(item.impls), list(item.cpus), item.repeat, [item.experiment])
+        tasks, _ = micro_kind.plan_tasks(rows, bench, planned)
         return sum(task.estimate_s for task in tasks)
     scenario = scenarios.load([item.experiment])[0]
     chosen = scenarios.points(scenario, FINDINGS, list(item.points))

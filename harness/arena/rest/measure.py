@@ -72,8 +72,10 @@ def measure(
         hash_s = ceiling.hash_seconds(server.port, server.host) if bcrypt else None
         lost = _database_lost(db) if point.scenario.database and db is not None else None
     except FAILURES as err:
+        # `crashed` says the server died (or never started), not that the engine or the database failed.
+        crashed = isinstance(err, ServerError) or (server is not None and not server.alive())
         starts.close()  # a server in an unknown state measures nothing more
-        return attempt.failed(err, crashed=isinstance(err, ServerError) or (server is not None and not server.alive()))
+        return attempt.failed(err, crashed)
     warm = warmup.of_result(run.result, rule) if rule else None
     # The server's CPU and memory over the measured window alone, not its warm-up.
     opened = run.result["started_unix_ms"] / 1000 + (run.result["warmup"]["measured_from_s"] if rule else 0.0)
