@@ -11,8 +11,9 @@ import textwrap
 
 import pytest
 
+from arena.capacity import edge, sweep, tables
 from arena.capacity import kind as capacity_kind
-from arena.capacity import sweep, tables
+from arena.capacity.cells import Cells
 from arena.capacity.probe import Prober, Runner, judged, predicted, warmup_rule, window_s
 from arena.capacity.result import CapacitySearch, ClientSweep
 from arena.capacity.saturation import saturate
@@ -200,7 +201,7 @@ def test_a_probe_far_above_the_edge_gives_up_in_its_warm_up_and_says_what_the_se
 def measured(kind: capacity_kind.CapacityKind, task: Task, data: dict) -> Measurement:
     """One measurement on a start of its own, stopped after it."""
     with contextlib.closing(Starts(start_settings([task.point]))) as starts:
-        return kind.measure(task, data, None, starts, capacity_kind._Cells([], load()[0].starts), lambda _: None)
+        return kind.measure(task, data, None, starts, Cells([], load()[0].starts), lambda _: None)
 
 
 def synthetic(document: dict, p99_ms: float = 1.0, answered: float = 1.0, rate: float | None = None) -> dict:
@@ -265,7 +266,7 @@ def test_one_start_serves_a_repetitions_workloads_each_warmed_under_its_own_load
     points = [Point(WORK, WORK.objective), Point(root, root.objective)]
     jit = dataclasses.replace(fake, warm_s=3.0)
     tasks = [Task("capacity", jit, point, 1, rep, 1.0) for rep in (0, 1) for point in points]
-    edges, servers, found = capacity_kind._Cells([], load()[0].starts), [], []
+    edges, servers, found = Cells([], load()[0].starts), [], []
     with contextlib.closing(Starts(start_settings(points))) as starts:
         for task in tasks:
             m = kind.measure(task, {"work": None, "root": None}, None, starts, edges, lambda _: None)
@@ -285,7 +286,7 @@ def test_a_start_that_died_between_workloads_is_replaced_by_a_fresh_one(fake):
     with contextlib.closing(Starts(start_settings([task.point]))) as starts:
         first, _, _ = starts.server(task, [0], lambda _: None)
         first.stop()  # died between two workloads
-        m = kind.measure(task, {"work": None}, None, starts, capacity_kind._Cells([], load()[0].starts), lambda _: None)
+        m = kind.measure(task, {"work": None}, None, starts, Cells([], load()[0].starts), lambda _: None)
         assert m.measured and starts.current.server is not first and m.parameters["start"]["points_before"] == 0
 
 
@@ -426,8 +427,8 @@ def test_only_an_edge_that_was_found_hints_a_later_start(fake):
     fake = dataclasses.replace(fake, name="go")
     later = Task("capacity", fake, Point(load()[1]["plaintext"], Objective(10)), 1, 2, 1)
     rule = load()[0].starts
-    assert capacity_kind._Cells([found, bound], rule).hint(later) == 1000.0
-    assert capacity_kind._Cells([bound], rule).hint(later) is None
+    assert Cells([found, bound], rule).hint(later) == 1000.0
+    assert Cells([bound], rule).hint(later) is None
 
 
 class RisingEngine:
@@ -477,7 +478,7 @@ def test_a_start_is_saturated_until_a_run_answers_no_more_than_the_best_before_i
 )
 def test_a_search_begins_below_what_its_start_answered_saturated(hint, throughput, engine_bound, expected):
     level = sweep.Level(1, throughput, throughput, 1, 2, 0, True, engine_bound, 0.5, 1, 1)
-    start = capacity_kind.first_rate(hint, level, load()[0].saturation_share)
+    start = edge.first_rate(hint, level, load()[0].saturation_share)
     assert start == (pytest.approx(expected) if expected else None)
 
 

@@ -1,8 +1,10 @@
 """`arena test`: the harness's own tests, each implementation's tests, conformance, a bounded
 fuzzing and the abuse checks on each.
 
-Every step is reported as passed, failed or skipped (with the reason); the last line is the plain
-`N passed, N failed, N skipped` and the exit status is non-zero on any failure.
+Every step is reported as passed, failed or skipped (with the reason) and its time; then the time
+each part took (the Python checks, the load engine, the harness's tests, each implementation), longest
+first, so that a slow suite says where; the last line is the plain `N passed, N failed, N skipped`
+and the exit status is non-zero on any failure.
 """
 
 from __future__ import annotations
@@ -11,6 +13,9 @@ import os
 import re
 import subprocess
 import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,6 +45,46 @@ class Step:
     name: str
     outcome: str  # passed | failed | skipped
     detail: str = ""
+    seconds: float = 0.0
+
+
+@dataclass
+class Part:
+    """A part of the suite and its wall time: the Python checks, the engine, one implementation, ..."""
+
+    name: str
+    seconds: float
+
+
+class Stopwatch:
+    def __init__(self) -> None:
+        self.started = time.monotonic()
+
+    @property
+    def seconds(self) -> float:
+        return time.monotonic() - self.started
+
+
+@contextmanager
+def timed(parts: list[Part], name: str) -> Iterator[None]:
+    """Adds the time of the block to `parts` as `name`, however the block ends."""
+    watch = Stopwatch()
+    try:
+        yield
+    finally:
+        parts.append(Part(name, watch.seconds))
+
+
+def time_lines(parts: list[Part]) -> list[str]:
+    """Where the suite's time went: each part, longest first, with its share of the whole."""
+    total = sum(part.seconds for part in parts)
+    width = max((len(part.name) for part in parts), default=0)
+    lines = [
+        f"  {part.name:{width}}  {part.seconds:6.0f} s  {part.seconds / total:4.0%}"
+        for part in sorted(parts, key=lambda part: -part.seconds)
+        if total > 0
+    ]
+    return [*lines, f"  {'in all':{width}}  {total:6.0f} s"]
 
 
 def last_summary(log: Path) -> str:
@@ -55,14 +100,15 @@ def command_step(
     """Runs a test command with its output in a log; shows its last line, or its tail on failure."""
     log = RESULTS / "logs" / f"test-{log_name}.log"
     log.parent.mkdir(parents=True, exist_ok=True)
+    watch = Stopwatch()
     with console.working(f"  {name}"):
         ok, detail = _run(command, cwd, log, {**os.environ, **(env or {})})
     if ok:
         summary = last_summary(log)
         console.line(f"  {name}: passed ({summary})")
-        return Step(name, "passed", summary)
+        return Step(name, "passed", summary, watch.seconds)
     console.line(f"  {name}: FAILED: {detail}; log {log}\n{indent(tail(log, 40))}")
-    return Step(name, "failed", detail)
+    return Step(name, "failed", detail, watch.seconds)
 
 
 def _run(command: list[str], cwd: Path, log: Path, env: dict[str, str]) -> tuple[bool, str]:
@@ -82,12 +128,13 @@ def _run(command: list[str], cwd: Path, log: Path, env: dict[str, str]) -> tuple
 
 def engine_steps(engine: Loadgen, toolchains: Toolchains, console: Console) -> list[Step]:
     """The load engine: built (the harness's integration tests use it), formatted, linted, tested."""
+    watch = Stopwatch()
     try:
         with console.working("  load engine: building"):
             engine.ensure(toolchains)
     except EngineError as err:
         console.line(f"  load engine: build FAILED: {err.line()}")
-        return [Step("engine build (cargo build --release)", "failed", err.line())]
+        return [Step("engine build (cargo build --release)", "failed", err.line(), watch.seconds)]
     console.line("  load engine: built")
     cargo = [
         ("engine format (cargo fmt)", ["cargo", "fmt", "--check"], "cargo-fmt"),
@@ -98,16 +145,17 @@ def engine_steps(engine: Loadgen, toolchains: Toolchains, console: Console) -> l
         ),
         ("engine unit tests (cargo test)", ["cargo", "test", "--locked"], "cargo-test"),
     ]
-    built = Step("engine build (cargo build --release)", "passed")
+    built = Step("engine build (cargo build --release)", "passed", seconds=watch.seconds)
     return [built] + [command_step(name, command, LOADGEN, log, console) for name, command, log in cargo]
 
 
 def built(manifest: Manifest, name: str, toolchains: Toolchains, console: Console) -> Step | None:
     """None when the implementation is ready; else the step that says why not."""
+    watch = Stopwatch()
     prepared = prepare(manifest, toolchains, console)
     if prepared.ok:
         return None
-    return Step(f"{name}: build", "skipped" if prepared.unavailable else "failed", prepared.reason)
+    return Step(f"{name}: build", "skipped" if prepared.unavailable else "failed", prepared.reason, watch.seconds)
 
 
 def server_steps(manifest: Manifest, toolchains: Toolchains, db: Database, console: Console) -> list[Step]:
@@ -128,17 +176,20 @@ def server_steps(manifest: Manifest, toolchains: Toolchains, db: Database, conso
         )
         steps.append(own)
     for cpus in cores.verified_budgets(None):
+        watch = Stopwatch()
         found = verify.suite(manifest, cpus, db, console)
-        steps.append(Step(f"{manifest.name}: conformance --cpus {cpus}", found.status, found.detail))
+        steps.append(Step(f"{manifest.name}: conformance --cpus {cpus}", found.status, found.detail, watch.seconds))
+    watch = Stopwatch()
     with console.working(f"  fuzz {manifest.name} --cpus 1"):
         fuzzed = fuzz.fuzz(manifest, cores.take(1), db, FUZZ_EXAMPLES)
     show_check(console, fuzzed)
-    steps.append(Step(f"{manifest.name}: fuzz --cpus 1", "passed" if fuzzed.ok else "failed", fuzzed.detail()))
+    outcome = "passed" if fuzzed.ok else "failed"
+    steps.append(Step(f"{manifest.name}: fuzz --cpus 1", outcome, fuzzed.detail(), watch.seconds))
+    watch = Stopwatch()
     with console.working(f"  abuse {manifest.name} --cpus 1"):
         abused = verify.abuse_checks(manifest, cores.take(1), lambda result: show_check(console, result))
-    steps.append(
-        Step(f"{manifest.name}: abuse --cpus 1", "passed" if all(r.ok for r in abused) else "failed", verdict(abused))
-    )
+    outcome = "passed" if all(r.ok for r in abused) else "failed"
+    steps.append(Step(f"{manifest.name}: abuse --cpus 1", outcome, verdict(abused), watch.seconds))
     return steps
 
 
@@ -158,11 +209,13 @@ def micro_steps(manifest: Manifest, toolchains: Toolchains, console: Console) ->
         if manifest.cpus_for(cpus) != cpus:
             steps.append(Step(f"{name}: checks --cpus {cpus}", "skipped", f"uses at most {manifest.max_cpus} core(s)"))
             continue
+        watch = Stopwatch()
         with console.working(f"  checks {manifest.name} --cpus {cpus}"):
             results = micro_conformance.checks(manifest, cpus, lambda result: show_check(console, result))
         line = verdict(results)
         console.line(f"  checks {manifest.name} --cpus {cpus}: {line}")
-        steps.append(Step(f"{name}: checks --cpus {cpus}", "passed" if all(r.ok for r in results) else "failed", line))
+        outcome = "passed" if all(r.ok for r in results) else "failed"
+        steps.append(Step(f"{name}: checks --cpus {cpus}", outcome, line, watch.seconds))
     return steps
 
 
@@ -170,35 +223,50 @@ def run(names: list[str], engine: Loadgen, console: Console) -> int:
     python = sys.executable
     toolchains = Toolchains(say=console.line)
     servers, micro = catalog.servers_and_micro(names, console.warn)
-    steps = [
-        command_step("python lint (ruff check)", [python, "-m", "ruff", "check", "."], ROOT, "ruff", console),
-        command_step(
-            "python format (ruff format)",
-            [python, "-m", "ruff", "format", "--check", "."],
-            ROOT,
-            "ruff-format",
-            console,
-        ),
-        *engine_steps(engine, toolchains, console),
-        command_step(
-            "harness unit tests (pytest)",
-            [python, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
-            ROOT / "harness",
-            "harness",
-            console,
-        ),
-    ]
+    steps: list[Step] = []
+    parts: list[Part] = []
+    with timed(parts, "python lint and format (ruff)"):
+        steps.append(
+            command_step("python lint (ruff check)", [python, "-m", "ruff", "check", "."], ROOT, "ruff", console)
+        )
+        steps.append(
+            command_step(
+                "python format (ruff format)",
+                [python, "-m", "ruff", "format", "--check", "."],
+                ROOT,
+                "ruff-format",
+                console,
+            )
+        )
+    with timed(parts, "load engine (build, format, lint, unit tests)"):
+        steps += engine_steps(engine, toolchains, console)
+    with timed(parts, "harness unit tests (pytest)"):
+        steps.append(
+            command_step(
+                "harness unit tests (pytest)",
+                [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--durations=20"],
+                ROOT / "harness",
+                "harness",
+                console,
+            )
+        )
     if servers:
         with database() as db:
             console.line(f"\n/record uses {db.described}")
             for manifest in servers:
-                steps += server_steps(manifest, toolchains, db, console)
+                with timed(parts, manifest.name):
+                    steps += server_steps(manifest, toolchains, db, console)
     for manifest in micro:
-        steps += micro_steps(manifest, toolchains, console)
+        with timed(parts, f"micro {manifest.name}"):
+            steps += micro_steps(manifest, toolchains, console)
 
     console.line("\nsummary", style="bold")
     for step in steps:
-        console.line(f"  {step.outcome:7}  {step.name}" + (f"  ({step.detail})" if step.detail else ""))
+        detail = f"  ({step.detail})" if step.detail else ""
+        console.line(f"  {step.outcome:7}  {step.name}{detail}  {step.seconds:.0f} s")
+    console.line("\ntime by part", style="bold")
+    for line in time_lines(parts):
+        console.line(line)
     counts = {state: sum(s.outcome == state for s in steps) for state in ("passed", "failed", "skipped")}
     console.line(f"{counts['passed']} passed, {counts['failed']} failed, {counts['skipped']} skipped")
     return 1 if counts["failed"] else 0

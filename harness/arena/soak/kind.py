@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from arena import options
-from arena.capacity.kind import data_file
+from arena.capacity.data import data_file
 from arena.capacity.probe import Runner
 from arena.capacity.saturation import saturate
 from arena.capacity.workloads import SearchParameters, Workload, chosen

@@ -1,0 +1,84 @@
+"""One start's search for the edge: the server warmed (held connections) or saturated, the search
+begun where the start and the starts before it say, and on a first start, probes below the edge for
+the curves (spec/capacity.md, "Where a search begins")."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from arena.capacity import held, sweep
+from arena.capacity.probe import Prober, Runner
+from arena.capacity.result import CapacitySearch
+from arena.capacity.saturation import saturate
+from arena.capacity.search import FOUND, Limits, find_edge
+from arena.capacity.workloads import Point, load, unit_of
+from arena.kind import Task
+
+
+def search(
+    task: Task, runner: Runner, hint: float | None, parameters: dict, setup_s: float | None, phase
+) -> CapacitySearch:
+    """The search for the edge on a warmed start, from just below what it answered saturated, or
+    from `hint`, the median edge of the starts before it, when that is lower; on the first start,
+    probes below the edge after it. The search's limits go into `parameters`."""
+    point: Point = task.point
+    workload, search_parameters = point.workload, load()[0]
+    prober, unit = Prober(runner, point.objective, search_parameters), unit_of(workload.held)
+    saturated = None
+    if workload.held:
+        warm_rate = max((hint or workload.start_rate) * search_parameters.warm_share, workload.min_rate)
+        phase(f"warm-up at {warm_rate:,.0f}{unit}")
+        warmed_s, start = prober.warm(warm_rate), hint
+    else:
+        phase(f"saturating with {search_parameters.saturation_clients} clients")
+        # A JIT runtime's warm_s is owed by every workload, on a shared start too: its own code
+        # path compiles under its own load (spec/capacity.md, "One start, every workload").
+        saturated, warmed_s = saturate(runner, search_parameters, task.manifest.warm_s)
+        start = first_rate(hint, saturated, search_parameters.saturation_share)
+    limits = Limits(
+        workload.start_rate,
+        workload.min_rate,
+        held.most_connections(workload.max_rate) if workload.held else workload.max_rate,
+        search_parameters.growth,
+        search_parameters.precision,
+        search_parameters.max_probes,
+        search_parameters.max_jump,
+        first_growth=search_parameters.hinted_growth if start else None,
+        resolution=1.0 if workload.held else 0.0,
+        saturated=saturated.throughput if saturated and not saturated.engine_bound else None,
+    )
+    parameters["limits"] = dataclasses.asdict(limits)
+    phase(f"search from {start:,.0f}{unit}" if start else "search")
+    found = find_edge(prober, limits, start)
+    below = []
+    if task.repetition == 0 and found.ended == FOUND:
+        for share in search_parameters.curve_shares:
+            phase(f"below the edge: {share:.0%} of it")
+            below.append(prober(max(found.passing * share, limits.min_rate)))
+    return CapacitySearch(
+        ended=found.ended,
+        edge=found.passing,
+        failing=found.failing,
+        objective=point.objective.document(),
+        steps=len(workload.steps),
+        hint=hint,
+        probes=[dataclasses.asdict(probe) for probe in found.probes],
+        ready_s=runner.server.ready_s,
+        setup_s=setup_s,
+        held_ms=workload.held.wait_ms if workload.held else None,
+        warmed_s=warmed_s,
+        saturated=dataclasses.asdict(saturated) if saturated else None,
+        below=[dataclasses.asdict(probe) for probe in below],
+    )
+
+
+def first_rate(hint: float | None, saturated: sweep.Level, share: float) -> float | None:
+    """Where a start's search begins: the median edge of the starts before it, unless this start
+    answered less than that saturated, then what it answered (the edge is below it); without
+    earlier starts, `share` of what it answered (near the edge for a server its CPU limits, above
+    it for one whose p99 breaks first). A saturation the engine bound says only that the server
+    answers more: the hint then, when there is one."""
+    most = saturated.throughput if saturated.throughput > 0 else None
+    if most is None or (saturated.engine_bound and hint):
+        return hint
+    return min(most, hint) if hint else share * most
