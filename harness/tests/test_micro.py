@@ -11,7 +11,7 @@ from arena.impls import catalog
 from arena.impls.catalog import ManifestError
 from arena.kind import Task
 from arena.measured.measurement import Outcome
-from arena.micro import conformance, kind, program, search, suite, tables
+from arena.micro import conformance, measure, program, search, suite, tables
 from arena.report.render import markdown
 from conftest import write_impl
 
@@ -173,9 +173,9 @@ def test_a_failure_stops_the_larger_points_also_after_a_resume(tmp_path):
     points = [suite.Point(ring, "idiomatic", {"procs": n, "size": 100, "rounds": 10}) for n in (1000, 10000)]
     tasks = [Task("micro", manifest, p, 1, rep, 1.0) for rep in range(2) for p in points]
     limits = suite.limits("quick")
-    first = [kind.Measurer(limits, [], Console())(t, print) for t in tasks[:2]]
+    first = [measure.Measurer(limits, [], Console())(t, print) for t in tasks[:2]]
     # A resume knows only what is stored: the failure at 10,000 still stops the second repetition.
-    resumed = kind.Measurer(limits, first, Console())
+    resumed = measure.Measurer(limits, first, Console())
     stored = first + [resumed(t, print) for t in tasks[2:]]
     big = [m for m in stored if '"procs": 10000' in m.point]
     assert big[0].outcome is Outcome.FAILED and "cannot go beyond 5000" in big[0].reason
@@ -200,7 +200,7 @@ def test_a_cold_start_measures_at_once_in_a_row_beside_the_warm_one(tmp_path):
     tasks = [
         Task("micro", manifest, suite.Point(ring, "idiomatic", params, start), 1, 0, 1.0) for start in ("cold", "warm")
     ]
-    measurer = kind.Measurer(suite.limits("quick"), [], Console())
+    measurer = measure.Measurer(suite.limits("quick"), [], Console())
     cold, warm = [measurer(task, print) for task in tasks]
     assert cold.parameters["arguments"][-2:] == ["--warmup-s", "0"] and cold.parameters["start"] == "cold"
     assert cold.payload.warmup["iterations"] == 0 and warm.payload.warmup["iterations"] > 0

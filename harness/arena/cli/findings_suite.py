@@ -18,7 +18,7 @@ from arena.host import cores
 from arena.impls import catalog as impls
 from arena.kind import COMMANDS, FINDINGS, MICRO, REST
 from arena.measured.store import Run, Store
-from arena.micro import kind as micro_kind
+from arena.micro import plan as micro_plan
 from arena.micro import suite as micro_suite
 from arena.rest import kind as rest_kind
 from arena.rest import scenarios
@@ -133,8 +133,8 @@ def estimate_s(item: Item) -> float:
     if item.kind == MICRO:
         rows = impls.rows(list(item.impls), impls.load_micro, lambda _: None)
         bench = micro_suite.load([item.experiment])
-        planned = micro_kind.MicroPlan(FINDINGS, list(item.impls), list(item.cpus), item.repeat, [item.experiment])
-        tasks, _ = micro_kind.plan_tasks(rows, bench, planned)
+        planned = micro_plan.MicroPlan(FINDINGS, list(item.impls), list(item.cpus), item.repeat, [item.experiment])
+        tasks, _ = micro_plan.plan_tasks(rows, bench, planned)
         return sum(task.estimate_s for task in tasks)
     scenario = scenarios.load([item.experiment])[0]
     chosen = scenarios.points(scenario, FINDINGS, list(item.points))

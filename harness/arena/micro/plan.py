@@ -1,0 +1,53 @@
+"""A micro run's plan and the measurements it makes: every point of every bench asked for, on every
+runtime and core budget that measures something of its own."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from arena.host import cores
+from arena.impls.catalog import Manifest
+from arena.kind import FINDINGS, Plan, Task
+from arena.kind import MICRO as KIND
+from arena.micro import suite
+from arena.micro.suite import Bench, Point
+
+START_S = 1.5  # starting and stopping a program, for the ETA
+SEARCH_S = 30.0  # a spawn search, for the ETA
+
+
+@dataclass(frozen=True)
+class MicroPlan(Plan):
+    bench: list[str] = field(default_factory=list)  # none named: every bench
+
+
+def plan_tasks(rows: list[Manifest], benches: list[Bench], plan: MicroPlan) -> tuple[list[Task], list[str]]:
+    """The measurements of a plan, and the (runtime, budget) pairs skipped with the reason: a
+    runtime that uses fewer cores than a budget would repeat its smaller budget's numbers, except
+    in the findings profile, where the seeds gave every runtime the whole machine, and how much of
+    it one uses is what some findings ask (spec/micro.md, "Core budget and memory")."""
+    machine = len(cores.machine_cores())
+    budgets = {bench.id: plan.cpus or suite.budgets(bench, plan.suite, machine) for bench in benches}
+    whole = plan.suite == FINDINGS
+    tasks = [
+        Task(KIND, manifest, point, cpus, repetition, _estimate(point))
+        for repetition in range(plan.repeat)
+        for bench in benches
+        for point in suite.points(bench, plan.suite)
+        if repetition == 0 or not point.is_max  # the search is long and its answer a single number
+        for manifest in rows
+        for cpus in budgets[bench.id]
+        if manifest.cpus_for(cpus) == cpus or whole
+    ]
+    skipped = [
+        f"skipped {manifest.name} cpus={cpus}: uses at most {manifest.max_cpus} core(s)"
+        for bench in benches
+        for manifest in rows
+        for cpus in budgets[bench.id]
+        if manifest.cpus_for(cpus) != cpus and not whole
+    ]
+    return tasks, list(dict.fromkeys(skipped))
+
+
+def _estimate(point: Point) -> float:
+    return SEARCH_S if point.is_max else float(point.params.get("seconds", 0)) + START_S
