@@ -53,8 +53,8 @@ from arena.micro.kind import MicroKind
 from arena.report.render import terminal
 from arena.report.tables import Cell, Column, Row, Table
 from arena.rest.kind import RestKind
-from arena.soak import kind as soak
 from arena.soak import parameters as soak_parameters
+from arena.soak import plan as soak_plan
 from arena.soak.kind import SoakKind
 
 
@@ -291,7 +291,7 @@ def cmd_soak(args: argparse.Namespace, console: Console) -> int:
     every = kinds()
     if args.rate is None and not args.resume:
         assertion.parse_all(args.assertions, [SOAK])  # refused before the edges are measured
-        missing = soak.without_edge(args)
+        missing = soak_plan.without_edge(args)
         if missing:
             workload = soak_parameters.load().workload
             console.line(f"arena soak: no stored {workload} edge for {', '.join(missing)}: measuring it first")

@@ -5,10 +5,8 @@ start a repetition (spec/soak.md)."""
 from __future__ import annotations
 
 import argparse
-import dataclasses
-import json
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 
 from arena import options
@@ -18,100 +16,25 @@ from arena.capacity.saturation import saturate
 from arena.capacity.workloads import SearchParameters, Workload, chosen
 from arena.capacity.workloads import load as capacity_parameters
 from arena.console import Console
-from arena.errors import UsageError
 from arena.frame import servers
 from arena.frame.attempt import FAILURES, Attempt
-from arena.host import cores
 from arena.host.database import Database
 from arena.host.process import ServerError, free_port, running
 from arena.impls import catalog
-from arena.kind import COMMANDS, Batch, Cut, Plan, Task, repetitions
+from arena.kind import COMMANDS, Batch, Cut, Task
 from arena.kind import SOAK as KIND
 from arena.measured.flags import Flag
 from arena.measured.measurement import Measurement
 from arena.measured.stats import NOISY_COV
-from arena.measured.store import Run, Store
+from arena.measured.store import Run
 from arena.report.tables import Report
-from arena.soak import edges, tables
+from arena.soak import tables
 from arena.soak.parameters import Parameters, load
 from arena.soak.periods import Held, hold
+from arena.soak.plan import Point, SoakPlan, planned, rate_key
 from arena.soak.result import Soak
 
 START_S = 10  # a start and its first answer, for the ETA
-
-
-@dataclass(frozen=True)
-class Point:
-    """The soak of an implementation: at a share of its edge, or at a rate given, for so long."""
-
-    minutes: float
-    share: float | None
-    rate: float | None
-
-    experiment = KIND
-
-    @property
-    def key(self) -> str:
-        held = {"rate": self.rate} if self.rate else {"share": self.share}
-        return json.dumps({**held, "minutes": self.minutes}, sort_keys=True)
-
-    @property
-    def label(self) -> str:
-        held = f"{self.rate:g}/s" if self.rate else f"{self.share:.0%} of its edge"
-        return f"{held} for {self.minutes:g} min"
-
-
-def rate_key(impl: str, cpus: int) -> str:
-    return f"{impl}@{cpus}"
-
-
-def _stored_edges() -> dict[tuple[str, int], edges.Edge]:
-    store = Store()
-    try:
-        return edges.stored(store, load().workload)
-    finally:
-        store.close()
-
-
-@dataclass(frozen=True)
-class SoakPlan(Plan):
-    minutes: float = 0.0  # each soak's length, warm-up included
-    share: float | None = None  # of each implementation's stored edge; None with a rate
-    rate: float | None = None  # arrivals a second for every implementation, instead of a share
-    rates: dict = field(default_factory=dict)  # each implementation's rate, fixed when the run began
-
-
-def checked(options: argparse.Namespace) -> SoakPlan:
-    """The command line's options, each checked (a UsageError names the bad one), before anything
-    is measured: the soak's own, and, when it must measure edges first, capacity's."""
-    parameters = load()
-    minutes = options.minutes if options.minutes is not None else parameters.minutes
-    least = (parameters.warmup_periods + 1) * parameters.period_s / 60
-    if minutes < least:
-        raise UsageError(f"--minutes {minutes:g}: at least {least:g} (a warm-up period and one measured)")
-    if options.rate is not None and options.rate <= 0:
-        raise UsageError(f"--rate {options.rate:g}: give arrivals a second above 0")
-    share = options.share if options.share is not None else parameters.share
-    if not 0 < share <= 1:
-        raise UsageError(f"--share {share:g}: give a share of the edge in (0, 1]")
-    return SoakPlan(
-        suite=KIND,
-        impl=options.impl,
-        cpus=cores.measured_budgets(options.cpus),
-        repeat=repetitions(options.repeat),
-        minutes=minutes,
-        share=None if options.rate else share,
-        rate=options.rate,
-    )
-
-
-def without_edge(options: argparse.Namespace) -> list[str]:
-    """The implementations the options name (all: none named) with no stored edge of the soak's
-    workload at some budget: `arena soak` measures those first."""
-    found = _stored_edges()
-    budgets = checked(options).cpus
-    names = [m.name for m in catalog.rows(options.impl, catalog.load, lambda _: None)]
-    return [name for name in names if any((name, cpus) not in found for cpus in budgets)]
 
 
 class SoakKind(servers.LoadsServers):
@@ -133,23 +56,8 @@ class SoakKind(servers.LoadsServers):
         options.db_url(parser)
 
     def plan(self, options: argparse.Namespace) -> SoakPlan:
-        """The options, and each implementation's rate: given, or its share of the stored edge
-        (looked up now, so that a resumed soak holds the rates it began with)."""
         self.db_url = options.db_url
-        plan = checked(options)
-        manifests = catalog.rows(options.impl, catalog.load, lambda _: None)
-        rates = {} if plan.rate else self._rates(manifests, plan.cpus, plan.share)
-        return dataclasses.replace(plan, rates=rates)
-
-    @staticmethod
-    def _rates(manifests: list[catalog.Manifest], budgets: list[int], share: float) -> dict:
-        found = _stored_edges()
-        return {
-            rate_key(m.name, cpus): {"rate": share * edge.rate, "edge": edge.rate, "run": edge.run, "ended": edge.ended}
-            for m in manifests
-            for cpus in budgets
-            if (edge := found.get((m.name, cpus)))
-        }
+        return planned(options)
 
     def headline(self, plan: SoakPlan) -> str:
         held = f"{plan.rate:g} arrivals/s" if plan.rate else f"{plan.share:.0%} of each edge"
