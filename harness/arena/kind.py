@@ -47,7 +47,7 @@ def repetitions(repeat: int) -> int:
 class Plan:
     """What a run measures, as its kind read the command line: stored with the run as JSON
     (`document`) and read back (`of`), so that a resumed run measures what it began with. Each
-    kind adds its own fields (rest.kind.RestPlan, ...)."""
+    kind adds its own fields (rest.plan.RestPlan, ...)."""
 
     suite: str = "quick"  # the profile its points come from: quick, paper or findings; or the kind's name
     impl: list[str] = field(default_factory=list)  # the implementations named (none: all available)

@@ -7,40 +7,31 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena import options
 from arena.capacity import edge, sweep, tables
 from arena.capacity.cells import Cells
 from arena.capacity.data import data_file, set_up
-from arena.capacity.estimate import estimate
+from arena.capacity.plan import CapacityPlan, estimate, planned
 from arena.capacity.probe import Runner
 from arena.capacity.result import ClientSweep
 from arena.capacity.search import ENGINE_BOUND
-from arena.capacity.workloads import Point, chosen, load, objective_of, parse_slo
+from arena.capacity.workloads import Point, chosen, load, objective_of
 from arena.console import Console
 from arena.frame import servers
 from arena.frame.attempt import FAILURES, Attempt
 from arena.frame.starts import Starts, start_settings
-from arena.host import cores
 from arena.host.database import Database
 from arena.host.process import ServerError
 from arena.impls import catalog
 from arena.kind import CAPACITY as KIND
-from arena.kind import COMMANDS, Batch, Plan, Task, repetitions
+from arena.kind import COMMANDS, Batch, Task
 from arena.measured.flags import Flag
 from arena.measured.measurement import Measurement
 from arena.measured.stats import NOISY_COV
 from arena.measured.store import Run
 from arena.report.tables import Report
-
-
-@dataclass(frozen=True)
-class CapacityPlan(Plan):
-    workload: list[str] = field(default_factory=list)  # none named: every default workload
-    slo: dict = field(default_factory=dict)  # an objective for every workload instead of its own
-    scaling: bool = False  # a sweep of clients after the searches
 
 
 class CapacityKind(servers.LoadsServers):
@@ -77,18 +68,7 @@ class CapacityKind(servers.LoadsServers):
 
     def plan(self, options: argparse.Namespace) -> CapacityPlan:
         self.db_url = options.db_url
-        chosen(options.workload)  # unknown names fail here
-        catalog.rows(options.impl, catalog.load, lambda _: None)
-        return CapacityPlan(
-            suite=KIND,
-            impl=options.impl,
-            cpus=cores.measured_budgets(options.cpus),
-            # The most starts a cell takes: fewer once it is precise enough (capacity/precision.py).
-            repeat=repetitions(options.repeat) if options.repeat is not None else load()[0].starts.most,
-            workload=options.workload,
-            slo=parse_slo(options.slo) if options.slo else {},
-            scaling=options.scaling,
-        )
+        return planned(options)
 
     def headline(self, plan: CapacityPlan) -> str:
         slo = f", objective {plan.slo}" if plan.slo else ""

@@ -20,7 +20,7 @@ from arena.kind import COMMANDS, FINDINGS, MICRO, REST
 from arena.measured.store import Run, Store
 from arena.micro import plan as micro_plan
 from arena.micro import suite as micro_suite
-from arena.rest import kind as rest_kind
+from arena.rest import plan as rest_plan
 from arena.rest import scenarios
 
 SUITED = (REST, MICRO)  # the kinds whose profiles have the findings' points
@@ -139,13 +139,13 @@ def estimate_s(item: Item) -> float:
     scenario = scenarios.load([item.experiment])[0]
     chosen = scenarios.points(scenario, FINDINGS, list(item.points))
     points = [dataclasses.replace(p, planned_s=_window_s(p.model())) for p in chosen]
-    each = sum(rest_kind.estimate(point, cpus, i == 0) for cpus in item.cpus for i, point in enumerate(points))
+    each = sum(rest_plan.estimate(point, cpus, i == 0) for cpus in item.cpus for i, point in enumerate(points))
     return each * len(item.impls) * item.repeat
 
 
 def _window_s(model: dict) -> float | None:
     """A closed model's window is its duration, an open one's its arrivals at their rate; a fixed
-    count's (None) is its requests at the most its load allows (rest/kind.py)."""
+    count's (None) is its requests at the most its load allows (rest/plan.py)."""
     if "duration_s" in model:
         return model["duration_s"]
     return model["iterations"] / model["rate"] if model["kind"] == "open" else None

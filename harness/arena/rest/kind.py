@@ -5,21 +5,17 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import ipaddress
-import math
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 from arena import options
 from arena.checks import reference
 from arena.console import Console
 from arena.engines.interface import LoadEngine
 from arena.engines.locust.engine import Locust
-from arena.errors import UsageError
 from arena.frame import servers
 from arena.frame.starts import Starts, start_settings
-from arena.host import cores
 from arena.impls import catalog
-from arena.kind import COMMANDS, REST, Batch, Plan, Task, repetitions
+from arena.kind import COMMANDS, REST, Batch, Task
 from arena.measured.measurement import Measurement
 from arena.measured.stats import NOISY_COV
 from arena.measured.store import Run
@@ -27,65 +23,9 @@ from arena.report import features
 from arena.report.tables import Report
 from arena.rest import measure, scenarios, tables
 from arena.rest.order import nominal_rps
+from arena.rest.plan import RestPlan, estimate, planned
 
 USERS_ROWS = 100_000
-ENGINES = ("loadgen", "locust", "both")  # --engine: both measures every point Locust can run twice
-MAX_WORKERS = 64
-START_S = 3  # starting and stopping a server, for the ETA (once per repetition: frame/starts.py)
-
-
-def estimate(point: scenarios.Point, cpus: int, first: bool) -> float:
-    """The start (for a repetition's first point), a warm-up that is steady at once, the measured
-    run: as the engine plans it, or a fixed count's requests at the most its load allows."""
-    rule = point.warmup()
-    length = measure.run_length(point)
-    if point.planned_s is None and math.isfinite(rate := nominal_rps(point, cpus)):
-        length = point.model()["requests"] * len(point.scenario.steps) / rate
-    return START_S * first + (rule.window * rule.slice_s if rule else 0.0) + length
-
-
-@dataclass(frozen=True)
-class RestPlan(Plan):
-    scenario: list[str] = field(default_factory=list)  # none named: every experiment
-    point: list[int] = field(default_factory=list)  # only these points of its profile, by number
-    # The load engine and Locust's workers (a plan stored before Locust has none: loadgen on loopback).
-    engine: str = "loadgen"
-    workers: int | None = None
-    remote_workers: bool = False
-    host: str = "127.0.0.1"
-
-
-def _engine_options(options: argparse.Namespace, chosen: list[scenarios.Scenario]) -> dict:
-    """--engine, --workers, --remote-workers and --host, checked against each other and the scenarios."""
-    engine = getattr(options, "engine", "loadgen")
-    workers, remote = getattr(options, "workers", None), getattr(options, "remote_workers", False)
-    host = getattr(options, "host", "127.0.0.1")
-    if engine not in ENGINES:
-        raise UsageError(f"--engine {engine}: choose one of {', '.join(ENGINES)}")
-    if workers is not None and not 1 <= workers <= MAX_WORKERS:
-        raise UsageError(f"--workers {workers}: choose 1..{MAX_WORKERS}")
-    if engine == "loadgen" and (workers is not None or remote):
-        raise UsageError("--workers and --remote-workers are Locust's: add --engine locust (or both)")
-    if remote and workers is None:
-        raise UsageError("--remote-workers needs --workers N: how many to wait for")
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        raise UsageError(f"--host {host}: an IP address the server listens on and the workers reach") from None
-    if not address.is_loopback and engine != "locust":
-        raise UsageError(f"--host {host}: loadgen sends only to loopback; another address is for --engine locust")
-    if engine == "locust":
-        refused = [
-            f"{s.id} ({s.profiles[options.suite]['model']['kind']})"
-            for s in chosen
-            if options.suite in s.profiles and not Locust.runs(s.profiles[options.suite]["model"])
-        ]
-        if refused:
-            raise UsageError(
-                f"Locust runs closed models only, not {', '.join(refused)}: choose closed-model "
-                "scenarios with --scenario, or --engine loadgen"
-            )
-    return {"engine": engine, "workers": workers, "remote_workers": remote, "host": host}
 
 
 class RestKind(servers.LoadsServers):
@@ -129,19 +69,7 @@ class RestKind(servers.LoadsServers):
 
     def plan(self, options: argparse.Namespace) -> RestPlan:
         self.db_url = options.db_url
-        chosen = [s for s in scenarios.load(options.scenario) if not s.pending]
-        catalog.rows(options.impl, catalog.load, lambda _: None)  # unknown names fail here; warnings come later
-        if options.point and len(options.scenario) != 1:
-            raise UsageError("--point numbers the points of one scenario's profile: name that one with --scenario")
-        return RestPlan(
-            suite=options.suite,
-            impl=options.impl,
-            cpus=cores.measured_budgets(options.cpus),
-            repeat=repetitions(options.repeat),
-            scenario=options.scenario,
-            point=options.point,
-            **_engine_options(options, chosen),
-        )
+        return planned(options)
 
     def engines(self, plan: RestPlan) -> dict[str, LoadEngine]:
         """The plan's engines by name."""

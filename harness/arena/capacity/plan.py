@@ -1,0 +1,60 @@
+"""A capacity run's plan: the implementations, workloads, budgets and objective asked for, and the
+most starts a cell may take (fewer once it is precise enough: capacity/precision.py); and how long
+a measurement takes, for the ETA."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass, field
+
+from arena.capacity.workloads import Point, chosen, load, parse_slo
+from arena.host import cores
+from arena.impls import catalog
+from arena.kind import CAPACITY as KIND
+from arena.kind import Plan, repetitions
+
+
+@dataclass(frozen=True)
+class CapacityPlan(Plan):
+    workload: list[str] = field(default_factory=list)  # none named: every default workload
+    slo: dict = field(default_factory=dict)  # an objective for every workload instead of its own
+    scaling: bool = False  # a sweep of clients after the searches
+
+
+def planned(options: argparse.Namespace) -> CapacityPlan:
+    """The plan of the command line's options; unknown names fail here."""
+    chosen(options.workload)
+    catalog.rows(options.impl, catalog.load, lambda _: None)
+    return CapacityPlan(
+        suite=KIND,
+        impl=options.impl,
+        cpus=cores.measured_budgets(options.cpus),
+        repeat=repetitions(options.repeat) if options.repeat is not None else load()[0].starts.most,
+        workload=options.workload,
+        slo=parse_slo(options.slo) if options.slo else {},
+        scaling=options.scaling,
+    )
+
+
+# For the ETA, as measured here (spec/capacity.md, "Time"): starting, saturating and stopping a
+# server (beyond its own warm_s); saturating it again for a later workload; a probe, its warm-up and
+# window and the wait for the server to idle; the probes of a first start's search and its curve,
+# and of a later one's.
+START_S = 5
+SATURATE_S = 3
+PROBE_S = 3
+FIRST_PROBES, HINTED_PROBES = 8, 7  # the medians of run 20261128-004214 (spec/capacity.md, "Time")
+# How likely a start beyond the least a cell takes is needed, and each one after it by as much
+# again: 45 of that run's 54 cells took a third start.
+LIKELY_MORE = 0.8
+
+
+def estimate(manifest: catalog.Manifest, point: Point, repetition: int, first: bool, least: int) -> float:
+    """Seconds a measurement takes, for the ETA: its start's when it is the first on it, else its
+    saturation, each with a JIT's warm_s; and a first search, a hinted one or a sweep; a start
+    beyond the least a cell takes, by how likely it is needed."""
+    start_s = (START_S if first else SATURATE_S) + manifest.warm_s
+    if point.clients:
+        return start_s + len(point.clients) * PROBE_S
+    likely = LIKELY_MORE ** max(repetition - least + 1, 0)
+    return likely * (start_s + PROBE_S * (HINTED_PROBES if repetition else FIRST_PROBES))
