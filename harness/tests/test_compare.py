@@ -14,6 +14,7 @@ import pytest
 
 from arena.capacity.result import CapacitySearch
 from arena.cli import main as cli
+from arena.cli.measuring import kinds
 from arena.compare import history_report
 from arena.compare.history import histories
 from arena.compare.model import Side, Verdict, compare, judge, welch
@@ -89,16 +90,14 @@ def test_two_implementations_of_one_run_and_the_points_only_one_side_has(capsys)
     assert cli.main(["compare", f"{run}:erlang", f"{run}:go"]) == 0
     out = capsys.readouterr().out
     assert "(2 slower)" in out and "runtime" not in out  # no versions recorded: nothing differs
-    made = compare(
-        Side("erlang", measurements, "erlang"), Side("scala", measurements, "scala"), main_metrics(cli.kinds())
-    )
+    made = compare(Side("erlang", measurements, "erlang"), Side("scala", measurements, "scala"), main_metrics(kinds()))
     assert [c.verdict for c in made.changes] == [S]  # scala (B) takes 1.0 µs a hop, erlang (A) 0.2
     assert made.only_a == ["ring mode=idiomatic procs=1000 size=100 cpus=1"] and made.only_b == []
 
 
 def test_a_single_repetition_is_untested_and_says_why():
     one = [m for m in rings(HOPS, 0.02, 7) if m.repetition == 0]
-    made = compare(Side("a", one), Side("b", one), main_metrics(cli.kinds()))
+    made = compare(Side("a", one), Side("b", one), main_metrics(kinds()))
     assert {c.verdict for c in made.changes} == {Verdict.UNTESTED}
     assert made.changes[0].why.startswith("n=1: no interval on A and B")
 
@@ -116,7 +115,7 @@ def test_edges_known_within_a_bracket_differ_only_beyond_it():
         ]
 
     for edge, verdict in [(1030.0, SAME), (1100.0, F)]:
-        (change,) = compare(Side("a", run(1000.0)), Side("b", run(edge)), main_metrics(cli.kinds())).changes
+        (change,) = compare(Side("a", run(1000.0)), Side("b", run(edge)), main_metrics(kinds())).changes
         assert change.verdict == verdict
         assert (change.low, change.high) == (pytest.approx(edge / 1000 / 1.03), pytest.approx(edge / 1000 * 1.03))
 
@@ -171,7 +170,7 @@ def runs_of(levels: list[float], noise: float, seed: int, host: str = "alpha") -
 
 
 def test_history_finds_a_step_planted_in_a_series_and_none_in_flat_noise():
-    metrics = main_metrics(cli.kinds())
+    metrics = main_metrics(kinds())
     step = histories(runs_of([0.35] * 6 + [0.42] * 6, 0.02, 10), "go", ["ring"], metrics)
     assert len(step) == 2  # two points of the ring, one main number each
     assert all(h.changes == [6] for h in step), [h.changes for h in step]
@@ -184,7 +183,7 @@ def test_history_finds_a_step_planted_in_a_series_and_none_in_flat_noise():
 
 
 def test_a_host_is_a_dimension_of_the_history_never_mixed():
-    metrics = main_metrics(cli.kinds())
+    metrics = main_metrics(kinds())
     made = histories(runs_of([0.35] * 6, 0.02, 1, "alpha") + runs_of([0.5] * 6, 0.02, 1, "beta"), "go", [], metrics)
     assert sorted({(h.host, len(h.entries)) for h in made}) == [("alpha", 6), ("beta", 6)]
     assert all(h.changes == [] for h in made)  # alpha's level and beta's are two histories, not a step

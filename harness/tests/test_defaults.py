@@ -10,6 +10,7 @@ import pytest
 
 from arena.capacity.workloads import chosen, load, objective_of
 from arena.cli import main as cli
+from arena.cli.measuring import kinds
 from arena.host import cores
 from arena.paths import ROOT
 
@@ -44,8 +45,8 @@ def parsed(command: str) -> argparse.Namespace:
 
 def planned(command: str) -> dict:
     """The plan the command's kind makes of no options: the defaults as they will be measured."""
-    kinds = {kind.command: kind for kind in cli.kinds().values()}
-    return kinds[command].plan(parsed(command)).document()
+    by_command = {kind.command: kind for kind in kinds().values()}
+    return by_command[command].plan(parsed(command)).document()
 
 
 def test_no_two_commands_share_an_option():
@@ -185,7 +186,7 @@ def test_the_readme_opens_with_both_commands_and_stays_short():
 
 @pytest.mark.parametrize("command", ["run", "micro", "capacity", "soak"])
 def test_each_kinds_plan_round_trips_through_the_stores_json(command):
-    kind = next(kind for kind in cli.kinds().values() if kind.command == command)
+    kind = next(kind for kind in kinds().values() if kind.command == command)
     plan = kind.plan(parsed(command))
     stored = json.loads(json.dumps({"kind": kind.name, **plan.document()}))
     assert kind.plans.of(stored) == plan

@@ -22,7 +22,7 @@ import psutil
 import pytest
 
 from arena import lifecycle
-from arena.cli.main import kinds
+from arena.cli.measuring import kinds
 from arena.console import Console
 from arena.engines import loadgen
 from arena.frame.starts import Starts, start_settings

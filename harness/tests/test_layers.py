@@ -108,5 +108,5 @@ def test_no_import_cycle():
 
 def test_the_check_sees_the_layers():
     graph = imports()
-    assert "arena.lifecycle" in graph["arena.cli.main"] and "arena.kind" in graph["arena.lifecycle"]
+    assert "arena.lifecycle" in graph["arena.cli.measuring"] and "arena.kind" in graph["arena.lifecycle"]
     assert "arena.measured.store" in graph["arena.rest.kind"]

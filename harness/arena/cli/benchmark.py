@@ -12,6 +12,7 @@ their p50 and p99 are printed side by side (loadgen/README.md).
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 import resource
@@ -24,6 +25,7 @@ from dataclasses import dataclass
 from arena.capacity.workloads import load as capacity_parameters
 from arena.console import Console
 from arena.engines.interface import EngineError, LoadEngine
+from arena.engines.loadgen import Loadgen
 from arena.errors import UsageError
 from arena.host.cores import machine_cores
 from arena.host.process import Sampler, cpu_list, free_port, running
@@ -284,3 +286,24 @@ def open_check(impl: str, rates: list[float], seconds: int, repeat: int, engine:
     console.line()
     terminal.table(console, Table(columns, rows, flags=False))
     return 0
+
+
+def cmd_bench_engine(args: argparse.Namespace, console: Console) -> int:
+    if args.open:
+        return open_check(args.impl, args.open, args.seconds, args.repeat, Loadgen(), console)
+    return run(args.impl, args.seconds, args.repeat, Loadgen(), console)
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    s = sub.add_parser("bench-engine", help="the load engine against wrk (or oha's open model) on one server core")
+    s.add_argument("--impl", default="go", help="server to load (default: go)")
+    s.add_argument("--seconds", type=int, default=5, help="length of each measurement (default 5)")
+    s.add_argument("--repeat", type=int, default=3, help="alternating runs of each tool (default 3)")
+    s.add_argument(
+        "--open",
+        nargs="+",
+        type=float,
+        metavar="RATE",
+        help="instead: the open model against oha's (-q RATE --latency-correction) at each rate, p50 and p99",
+    )
+    s.set_defaults(func=cmd_bench_engine)

@@ -9,6 +9,8 @@ import json
 import sys
 from pathlib import Path
 
+from arena import options
+from arena.cli.measuring import kinds
 from arena.compare import history, history_report, sides
 from arena.compare.model import THRESHOLD, Comparison, Verdict, compare
 from arena.compare.report import report
@@ -102,3 +104,10 @@ def add_history_parser(sub: argparse._SubParsersAction, tables: argparse.Argumen
     s.add_argument("impl", help="the implementation, e.g. go")
     s.add_argument("--scenario", nargs="*", default=[], help="only these experiments (scenarios, benches, workloads)")
     return s
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    add_parser(sub, options.wide()).set_defaults(func=lambda args, console: run(args, kinds(), console))
+    add_history_parser(sub, options.wide()).set_defaults(
+        func=lambda args, console: show_history(args, kinds(), console)
+    )

@@ -1,0 +1,81 @@
+"""`arena findings`: a verdict on every finding of the seed studies from the newest runs (or those
+named), and the findings suite that measures what they need (cli/findings_suite.py); `again` runs
+one of the suite's commands as if typed."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+
+from arena.cli import findings_suite
+from arena.cli.measuring import kinds
+from arena.console import Console
+from arena.errors import UsageError
+from arena.findings import catalog as findings_catalog
+from arena.findings import runs
+from arena.findings.catalog import STUDIES
+from arena.findings.section import changes as findings_changes
+from arena.findings.section import section
+from arena.findings.verdict import Verdict
+from arena.kind import repetitions
+from arena.measured.store import Store
+from arena.report.render import terminal
+
+
+def cmd_findings(args: argparse.Namespace, console: Console) -> int:
+    kinds()  # every kind's payload type is known before a measurement is read back
+    if (args.measure or args.plan or args.changes) and args.run:
+        raise UsageError("--measure, --plan and --changes read the findings suite's runs: name no runs with them")
+    if args.resume and not args.measure:
+        raise UsageError("--resume continues a --measure")
+    if args.measure or args.plan:
+        made = findings_suite.plan(findings_catalog.load(), findings_suite.machine(), repetitions(args.repeat))
+        if args.plan:
+            findings_suite.show(made, console)
+            return 0
+        status = findings_suite.measure(made, args.resume, args.again, console)
+        if status != 0:
+            return status
+    store = Store()
+    try:
+        if args.changes:
+            return _changes(store, console)
+        judged, read = runs.ledger(store, args.run)
+    finally:
+        store.close()
+    shown = [
+        j
+        for j in judged
+        if (not args.study or j.finding.study in args.study) and (not args.verdict or j.verdict in args.verdict)
+    ]
+    made = section(shown, [r.name for r in read])
+    console.line(made.heading, style="bold")
+    terminal.table(console, made.table)
+    for note in made.notes:
+        console.line(note)
+    return 0
+
+
+def _changes(store: Store, console: Console) -> int:
+    """The verdicts that differ between the findings suite's last two measurements."""
+    before, after = runs.last_two_findings_suites(store)
+    if not before:
+        raise UsageError("--changes needs the findings suite measured twice: `./arena findings --measure` again")
+    table = findings_changes(runs.judged(store, before), runs.judged(store, after))
+    was, now = {r.name for r in before}, {r.name for r in after}
+    changed = f"{', '.join(sorted(was - now))} and {', '.join(sorted(now - was))}"
+    console.line(f"{len(table.rows)} verdict(s) differ between runs {changed}", style="bold")
+    if table.rows:
+        terminal.table(console, table)
+    return 0
+
+
+def add_parsers(sub: argparse._SubParsersAction, again: Callable[[list[str]], int]) -> None:
+    s = sub.add_parser(
+        "findings", help="a verdict on every finding of the seed studies, from the newest runs or those named"
+    )
+    s.add_argument("run", nargs="*", default=[], help="runs to read (default: the newest of each kind)")
+    s.add_argument("--study", nargs="*", choices=STUDIES, default=[], help="only these studies' findings")
+    s.add_argument("--verdict", nargs="*", choices=[str(v) for v in Verdict], default=[], help="only these verdicts")
+    findings_suite.add_options(s)
+    s.set_defaults(func=cmd_findings, again=again)

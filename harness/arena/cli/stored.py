@@ -1,0 +1,102 @@
+"""The commands on stored runs: `report` (a run's summary again), `export` and `import` (runs as
+files, between machines), and `serve` (the dashboard over them)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from arena import lifecycle, options
+from arena.cli.measuring import kinds
+from arena.console import Console
+from arena.dashboard import app as dashboard
+from arena.dashboard.servers import Servers
+from arena.errors import ArenaError
+from arena.findings import catalog as findings_catalog
+from arena.findings.judge import judge_all
+from arena.findings.section import exported
+from arena.findings.values import Index
+from arena.impls import catalog
+from arena.kind import main_metrics as kind_main_metrics
+from arena.kind import noisy as kind_noisy
+from arena.measured import export, importing
+from arena.measured.store import Store
+
+
+def cmd_report(args: argparse.Namespace, console: Console) -> int:
+    return lifecycle.report(args.run, kinds(), console)
+
+
+def cmd_export(args: argparse.Namespace, console: Console) -> int:
+    main = kind_main_metrics(kinds())  # also: every kind's payload type is known before one is read back
+    noisy = kind_noisy(kinds())
+    store = Store()
+    try:
+        run = store.named(args.run)
+        measurements = store.measurements(run.id)
+        notes = store.notes(run.id)
+    finally:
+        store.close()
+    verdicts = exported(judge_all(Index(measurements), findings_catalog.load()))
+    text = (
+        export.as_json(export.document(run, measurements, main, noisy, verdicts, notes))
+        if args.format == "json"
+        else export.as_csv(run, measurements, args.rows, main, noisy)
+    )
+    if args.out is None:
+        sys.stdout.write(text)
+        return 0
+    try:
+        Path(args.out).write_text(text, encoding="utf-8")
+    except OSError as err:
+        raise ArenaError(f"cannot write {args.out}: {err.strerror or err}") from err
+    console.line(f"run {run.name}: {len(measurements)} measurement(s) as {args.format} in {args.out}")
+    return 0
+
+
+def cmd_import(args: argparse.Namespace, console: Console) -> int:
+    kinds()  # every kind's payload type is known before a measurement is read
+    store = Store()
+    try:
+        for name in args.file:
+            run, count = importing.into(store, Path(name))
+            host = run.host.get("name", "an unnamed host")
+            console.line(f"{name}: run {run.name} of {host}, {count} measurement(s), commit {run.git_commit[:10]}")
+    finally:
+        store.close()
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace, console: Console) -> int:
+    manifests = catalog.rows([], catalog.load, console.warn)
+    dashboard.serve(args.port, Servers(manifests, console, args.db_url), kinds(), console.line)
+    return 0
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    s = sub.add_parser(
+        "report", parents=[options.wide()], help="print a stored run's summary again, rewrite its summary.md"
+    )
+    s.add_argument("run", nargs="?", default="last", help="run name (default: the last run)")
+    s.set_defaults(func=cmd_report)
+    s = sub.add_parser("export", help="a stored run as JSON or CSV for scripts and notebooks (spec/export.md)")
+    s.add_argument("run", nargs="?", default="last", help="run name (default: the last run)")
+    s.add_argument("--format", choices=["json", "csv"], default="json")
+    s.add_argument(
+        "--rows",
+        choices=["measurements", "summaries"],
+        default="measurements",
+        help="CSV only: a row per measurement (default), or per point over its repetitions",
+    )
+    s.add_argument("--out", metavar="FILE", help="write it here instead of standard output")
+    s.set_defaults(func=cmd_export)
+
+    s = sub.add_parser("import", help="runs exported on other machines (arena export) into this store")
+    s.add_argument("file", nargs="+", help="JSON files of arena export")
+    s.set_defaults(func=cmd_import)
+
+    s = sub.add_parser("serve", help="the dashboard on 127.0.0.1: runs, comparisons, and a console to try servers")
+    s.add_argument("--port", type=int, default=8765, help="its port (default 8765)")
+    options.db_url(s)
+    s.set_defaults(func=cmd_serve)
