@@ -9,11 +9,10 @@ import contextlib
 import dataclasses
 from pathlib import Path
 
-from arena import options
 from arena.capacity import edge, sweep, tables
 from arena.capacity.cells import Cells
 from arena.capacity.data import data_file, set_up
-from arena.capacity.plan import CapacityPlan, estimate, planned
+from arena.capacity.plan import CapacityPlan, add_arguments, estimate, planned
 from arena.capacity.probe import Runner
 from arena.capacity.result import ClientSweep
 from arena.capacity.search import ENGINE_BOUND
@@ -44,27 +43,7 @@ class CapacityKind(servers.LoadsServers):
         "the most independent server starts a cell takes (default 6: fewer once its 95%% interval is within ±5%%, at "
         "least 2; spec/capacity.toml)"
     )
-
-    @staticmethod
-    def arguments(parser: argparse.ArgumentParser) -> None:
-        options.impls(parser)
-        parser.add_argument(
-            "--workload",
-            nargs="*",
-            default=[],
-            help="plaintext json bcrypt compute database longpoll mix: the workloads of spec/capacity.toml "
-            "(default: all but the soak's mix)",
-        )
-        options.budgets(parser)
-        parser.add_argument(
-            "--slo", help="an objective for every workload instead of its own, e.g. p99=50ms or p99=50ms,p999=200ms"
-        )
-        parser.add_argument(
-            "--scaling",
-            action="store_true",
-            help="also sweep 1, 2, 4, … 64 clients without think time after the searches; fit the USL",
-        )
-        options.db_url(parser)
+    arguments = staticmethod(add_arguments)
 
     def plan(self, options: argparse.Namespace) -> CapacityPlan:
         self.db_url = options.db_url

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass, field
 
+from arena import options
 from arena.capacity.workloads import Point, chosen, load, parse_slo
 from arena.host import cores
 from arena.impls import catalog
@@ -58,3 +59,25 @@ def estimate(manifest: catalog.Manifest, point: Point, repetition: int, first: b
         return start_s + len(point.clients) * PROBE_S
     likely = LIKELY_MORE ** max(repetition - least + 1, 0)
     return likely * (start_s + PROBE_S * (HINTED_PROBES if repetition else FIRST_PROBES))
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The command's options: the shared ones of options.py and its own."""
+    options.impls(parser)
+    parser.add_argument(
+        "--workload",
+        nargs="*",
+        default=[],
+        help="plaintext json bcrypt compute database longpoll mix: the workloads of spec/capacity.toml "
+        "(default: all but the soak's mix)",
+    )
+    options.budgets(parser)
+    parser.add_argument(
+        "--slo", help="an objective for every workload instead of its own, e.g. p99=50ms or p99=50ms,p999=200ms"
+    )
+    parser.add_argument(
+        "--scaling",
+        action="store_true",
+        help="also sweep 1, 2, 4, … 64 clients without think time after the searches; fit the USL",
+    )
+    options.db_url(parser)

@@ -10,20 +10,19 @@ from __future__ import annotations
 
 import argparse
 
-from arena import options
 from arena.console import Console
 from arena.host import cores
 from arena.impls import catalog
 from arena.impls.prepare import prepare
 from arena.impls.toolchain import Toolchains
-from arena.kind import COMMANDS, Batch, repetitions
+from arena.kind import COMMANDS, Batch
 from arena.kind import MICRO as KIND
 from arena.measured.measurement import Measurement
 from arena.measured.stats import NOISY_COV
 from arena.measured.store import Run
 from arena.micro import suite, tables
 from arena.micro.measure import Measurer, outcome
-from arena.micro.plan import MicroPlan, plan_tasks
+from arena.micro.plan import MicroPlan, add_arguments, plan_tasks, planned
 from arena.micro.result import SpawnSearch
 from arena.report.tables import Report
 
@@ -34,26 +33,10 @@ class MicroKind:
     command = COMMANDS[KIND]
     help = "the actor and process micro-benchmarks of spec/micro.md"
     repeat, repeat_help, suited = 3, "repetitions of every point (default 3)", True
-
-    @staticmethod
-    def arguments(parser: argparse.ArgumentParser) -> None:
-        options.impls(parser, "runtimes of micro/")
-        parser.add_argument(
-            "--bench", nargs="*", default=[], help="pingping pingpong spawn throughput ring (default: all)"
-        )
-        options.budgets(parser, "each bench's own, spec/micro.toml")
+    arguments = staticmethod(add_arguments)
 
     def plan(self, options: argparse.Namespace) -> MicroPlan:
-        suite.load(options.bench)
-        suite.limits(options.suite)
-        catalog.rows(options.impl, catalog.load_micro, lambda _: None)  # unknown names fail here
-        return MicroPlan(
-            suite=options.suite,
-            impl=options.impl,
-            cpus=cores.parse_budgets(options.cpus) if options.cpus else None,
-            repeat=repetitions(options.repeat),
-            bench=options.bench,
-        )
+        return planned(options)
 
     def check(self, plan: MicroPlan) -> None:
         for cpus in plan.cpus or []:

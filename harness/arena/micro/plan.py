@@ -1,13 +1,16 @@
-"""A micro run's plan and the measurements it makes: every point of every bench asked for, on every
+"""A micro run's options and plan, and the measurements it makes: every point of every bench asked for, on every
 runtime and core budget that measures something of its own."""
 
 from __future__ import annotations
 
+import argparse
 from dataclasses import dataclass, field
 
+from arena import options
 from arena.host import cores
+from arena.impls import catalog
 from arena.impls.catalog import Manifest
-from arena.kind import FINDINGS, Plan, Task
+from arena.kind import FINDINGS, Plan, Task, repetitions
 from arena.kind import MICRO as KIND
 from arena.micro import suite
 from arena.micro.suite import Bench, Point
@@ -51,3 +54,24 @@ def plan_tasks(rows: list[Manifest], benches: list[Bench], plan: MicroPlan) -> t
 
 def _estimate(point: Point) -> float:
     return SEARCH_S if point.is_max else float(point.params.get("seconds", 0)) + START_S
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The command's options: the shared ones of options.py and its own."""
+    options.impls(parser, "runtimes of micro/")
+    parser.add_argument("--bench", nargs="*", default=[], help="pingping pingpong spawn throughput ring (default: all)")
+    options.budgets(parser, "each bench's own, spec/micro.toml")
+
+
+def planned(options: argparse.Namespace) -> MicroPlan:
+    """The plan of the command line's options; unknown benches, suites and runtimes fail here."""
+    suite.load(options.bench)
+    suite.limits(options.suite)
+    catalog.rows(options.impl, catalog.load_micro, lambda _: None)  # unknown names fail here
+    return MicroPlan(
+        suite=options.suite,
+        impl=options.impl,
+        cpus=cores.parse_budgets(options.cpus) if options.cpus else None,
+        repeat=repetitions(options.repeat),
+        bench=options.bench,
+    )

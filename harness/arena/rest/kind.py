@@ -7,7 +7,6 @@ import argparse
 import contextlib
 from dataclasses import replace
 
-from arena import options
 from arena.checks import reference
 from arena.console import Console
 from arena.engines.interface import LoadEngine
@@ -23,7 +22,7 @@ from arena.report import features
 from arena.report.tables import Report
 from arena.rest import measure, scenarios, tables
 from arena.rest.order import nominal_rps
-from arena.rest.plan import RestPlan, estimate, planned
+from arena.rest.plan import RestPlan, add_arguments, estimate, planned
 
 USERS_ROWS = 100_000
 
@@ -34,38 +33,7 @@ class RestKind(servers.LoadsServers):
     command = COMMANDS[REST]
     help = "the main job: install, build, verify, measure, report"
     repeat, repeat_help, suited = 3, "repetitions of every point (default 3)", True
-
-    @staticmethod
-    def arguments(parser: argparse.ArgumentParser) -> None:
-        options.impls(parser)
-        parser.add_argument("--scenario", nargs="*", default=[], help="experiments of spec/scenarios/ (default: all)")
-        parser.add_argument(
-            "--point",
-            nargs="*",
-            type=int,
-            default=[],
-            help="only these points of its profile, by number (default: all)",
-        )
-        options.budgets(parser)
-        options.db_url(parser)
-        parser.add_argument(
-            "--engine",
-            choices=["loadgen", "locust", "both"],
-            default="loadgen",
-            help="the load engine: Arena's own (default), Locust's master and workers (closed models "
-            "only), or both for a cross-check",
-        )
-        parser.add_argument("--workers", type=int, help="Locust workers (default: one per core left for the engine)")
-        parser.add_argument(
-            "--remote-workers",
-            action="store_true",
-            help="wait for --workers N started with `arena worker` instead of starting them",
-        )
-        parser.add_argument(
-            "--host",
-            default="127.0.0.1",
-            help="the address servers listen on and Locust's master binds (default 127.0.0.1)",
-        )
+    arguments = staticmethod(add_arguments)
 
     def plan(self, options: argparse.Namespace) -> RestPlan:
         self.db_url = options.db_url

@@ -9,6 +9,7 @@ import ipaddress
 import math
 from dataclasses import dataclass, field
 
+from arena import options
 from arena.engines.locust.engine import Locust
 from arena.errors import UsageError
 from arena.host import cores
@@ -90,4 +91,37 @@ def planned(options: argparse.Namespace) -> RestPlan:
         scenario=options.scenario,
         point=options.point,
         **engine_options(options, chosen),
+    )
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The command's options: the shared ones of options.py and its own."""
+    options.impls(parser)
+    parser.add_argument("--scenario", nargs="*", default=[], help="experiments of spec/scenarios/ (default: all)")
+    parser.add_argument(
+        "--point",
+        nargs="*",
+        type=int,
+        default=[],
+        help="only these points of its profile, by number (default: all)",
+    )
+    options.budgets(parser)
+    options.db_url(parser)
+    parser.add_argument(
+        "--engine",
+        choices=["loadgen", "locust", "both"],
+        default="loadgen",
+        help="the load engine: Arena's own (default), Locust's master and workers (closed models "
+        "only), or both for a cross-check",
+    )
+    parser.add_argument("--workers", type=int, help="Locust workers (default: one per core left for the engine)")
+    parser.add_argument(
+        "--remote-workers",
+        action="store_true",
+        help="wait for --workers N started with `arena worker` instead of starting them",
+    )
+    parser.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="the address servers listen on and Locust's master binds (default 127.0.0.1)",
     )

@@ -9,7 +9,6 @@ from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 
-from arena import options
 from arena.capacity.data import data_file
 from arena.capacity.probe import Runner
 from arena.capacity.saturation import saturate
@@ -31,7 +30,7 @@ from arena.report.tables import Report
 from arena.soak import tables
 from arena.soak.parameters import Parameters, load
 from arena.soak.periods import Held, hold
-from arena.soak.plan import Point, SoakPlan, planned, rate_key
+from arena.soak.plan import Point, SoakPlan, add_arguments, planned, rate_key
 from arena.soak.result import Soak
 
 START_S = 10  # a start and its first answer, for the ETA
@@ -43,17 +42,7 @@ class SoakKind(servers.LoadsServers):
     command = COMMANDS[KIND]
     help = "each implementation held for minutes or hours: memory slope and p99 drift"
     repeat, repeat_help, suited = 1, "server starts of every implementation, each soaked in turn (default 1)", False
-
-    @staticmethod
-    def arguments(parser: argparse.ArgumentParser) -> None:
-        options.impls(parser)
-        options.budgets(parser)
-        parser.add_argument(
-            "--minutes", type=float, help="how long each soak lasts, warm-up included (default 4: quick)"
-        )
-        parser.add_argument("--share", type=float, help="of each implementation's stored edge (default 0.7)")
-        parser.add_argument("--rate", type=float, help="arrivals a second for every implementation, instead of a share")
-        options.db_url(parser)
+    arguments = staticmethod(add_arguments)
 
     def plan(self, options: argparse.Namespace) -> SoakPlan:
         self.db_url = options.db_url

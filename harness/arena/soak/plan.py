@@ -8,6 +8,7 @@ import dataclasses
 import json
 from dataclasses import dataclass, field
 
+from arena import options
 from arena.errors import UsageError
 from arena.host import cores
 from arena.impls import catalog
@@ -109,3 +110,13 @@ def _edge_shares(manifests: list[catalog.Manifest], budgets: list[int], share: f
         for cpus in budgets
         if (edge := found.get((m.name, cpus)))
     }
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The command's options: the shared ones of options.py and its own."""
+    options.impls(parser)
+    options.budgets(parser)
+    parser.add_argument("--minutes", type=float, help="how long each soak lasts, warm-up included (default 4: quick)")
+    parser.add_argument("--share", type=float, help="of each implementation's stored edge (default 0.7)")
+    parser.add_argument("--rate", type=float, help="arrivals a second for every implementation, instead of a share")
+    options.db_url(parser)
