@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from dataclasses import asdict
 from pathlib import Path
 
 from arena.capacity.data import data_file
@@ -105,22 +104,7 @@ class SoakKind(servers.LoadsServers):
         periods = parameters.periods(plan.minutes)
 
         def measured(cut_short: bool, ready_s: float) -> Measurement:
-            soak = Soak(
-                rate=rate,
-                edge=given.get("edge"),
-                edge_run=given.get("run"),
-                edge_ended=given.get("ended"),
-                share=plan.share,
-                steps=len(workload.steps),
-                pollers=parameters.pollers,
-                period_s=parameters.period_s,
-                periods=[asdict(p) for p in held.periods],
-                memory=[list(point) for point in held.memory],
-                p99s=[list(point) for point in held.p99s],
-                bin_s=parameters.bin_s,
-                ready_s=ready_s,
-                cut_short=cut_short,
-            )
+            soak = Soak.of(held, rate, given, plan.share, len(workload.steps), parameters, ready_s, cut_short)
             attempt.versions["engine"] = held.version
             attempt.flags += ([Flag.CUT_SHORT] if cut_short else []) + tables.trend_flags(soak, parameters)
             return attempt.measured(soak)

@@ -5,11 +5,12 @@ whenever they are read, never stored."""
 from __future__ import annotations
 
 import statistics
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from arena.measured.measurement import payload
 from arena.soak import trend
-from arena.soak.periods import Period
+from arena.soak.parameters import Parameters
+from arena.soak.periods import Held, Period
 from arena.soak.trend import Trend
 
 
@@ -30,6 +31,37 @@ class Soak:
     ready_s: float  # the server's cold start
     cut_short: bool = False  # Ctrl-C ended it before its last period
     edge_ended: str | None = None  # how the edge's capacity search ended: short of found, the edge is a lower bound
+
+    @classmethod
+    def of(
+        cls,
+        held: Held,
+        rate: float,
+        given: dict,
+        share: float | None,
+        steps: int,
+        parameters: Parameters,
+        ready_s: float,
+        cut_short: bool,
+    ) -> Soak:
+        """What `held` holds, at `rate`; `given` is the stored edge the rate is a share of (empty
+        when the rate was given)."""
+        return cls(
+            rate=rate,
+            edge=given.get("edge"),
+            edge_run=given.get("run"),
+            edge_ended=given.get("ended"),
+            share=share,
+            steps=steps,
+            pollers=parameters.pollers,
+            period_s=parameters.period_s,
+            periods=[asdict(p) for p in held.periods],
+            memory=[list(point) for point in held.memory],
+            p99s=[list(point) for point in held.p99s],
+            bin_s=parameters.bin_s,
+            ready_s=ready_s,
+            cut_short=cut_short,
+        )
 
     def period_list(self) -> list[Period]:
         return [Period(**period) for period in self.periods]
