@@ -130,8 +130,17 @@ POLLS = Workload(
 )
 
 
+@pytest.fixture
+def short_decisive(monkeypatch):
+    """Decisive windows of 2,000 answers instead of spec/capacity.toml's 10,000: what a decisive
+    window decides is tested in test_capacity_search.py; here the search's real path runs against a
+    real server in a fraction of the time (at 500 answers a second, 4 s windows instead of 15)."""
+    search, workloads = load()
+    monkeypatch.setattr(edge, "load", lambda: (dataclasses.replace(search, decisive_answers=2000), workloads))
+
+
 @needs_engine
-def test_held_connections_are_searched_to_where_polls_outlast_the_wait_plus_the_objective(tmp_path):
+def test_held_connections_are_searched_to_where_polls_outlast_the_wait_plus_the_objective(tmp_path, short_decisive):
     # A poll takes N / 500 s past 50 connections on average: within the wait (0.1 s) plus the
     # objective (0.1 s) up to 100 connections. Up to 50 every poll takes the wait alone, so the edge
     # lies above 50. The p99 is what must stay within, and the server's own HTTP and scheduling add
@@ -151,7 +160,7 @@ def test_held_connections_are_searched_to_where_polls_outlast_the_wait_plus_the_
 
 
 @needs_engine
-def test_a_server_of_known_capacity_is_found_within_five_percent_and_draws_its_hockey_stick(tmp_path):
+def test_a_server_of_known_capacity_is_found_within_five_percent_and_draws_its_hockey_stick(tmp_path, short_decisive):
     kind = capacity_kind.CapacityKind(loadgen.Loadgen())
     task = Task("capacity", one_at_a_time(tmp_path), Point(WORK, WORK.objective), 1, 0, 1.0)
     m = measured(kind, task, {"work": None})
