@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +31,7 @@ from arena.host.database import Database, database
 from arena.impls import catalog
 from arena.impls.build import tail
 from arena.impls.catalog import Manifest
-from arena.impls.prepare import prepare
+from arena.impls.prepare import Prepared, prepare
 from arena.impls.toolchain import Toolchains
 from arena.micro import conformance as micro_conformance
 from arena.paths import RESULTS, ROOT
@@ -150,20 +151,71 @@ def engine_steps(engine: Loadgen, toolchains: Toolchains, console: Console) -> l
     return [built] + [command_step(name, command, LOADGEN, log, console) for name, command, log in cargo]
 
 
-def built(manifest: Manifest, name: str, toolchains: Toolchains, console: Console) -> Step | None:
-    """None when the implementation is ready; else the step that says why not."""
+class Recorded(Console):
+    """A console that keeps its lines: what the build lane says about an implementation, shown
+    when that implementation's turn comes (a terminal's spinner cannot be shared by two threads)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lines: list[str] = []
+
+    def line(self, text: str = "", style: str | None = None) -> None:
+        self.lines.append(text)
+
+    @contextmanager
+    def working(self, text: str) -> Iterator[None]:
+        yield
+
+
+@dataclass
+class Build:
+    """One implementation's install and build, done in the build lane."""
+
+    prepared: Prepared
+    said: list[str]
+    seconds: float
+
+
+class Lane:
+    """Installs and builds implementations one after another, on a thread of its own; what each
+    says (its toolchain's installs included) is kept with its build."""
+
+    def __init__(self) -> None:
+        self.said = Recorded()
+        self.toolchains = Toolchains(say=lambda text: self.said.line(text))
+        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="build")
+
+    def submit(self, manifest: Manifest) -> Future[Build]:
+        return self.pool.submit(self._build, manifest)
+
+    def _build(self, manifest: Manifest) -> Build:
+        watch, self.said = Stopwatch(), Recorded()
+        prepared = prepare(manifest, self.toolchains, self.said)
+        return Build(prepared, self.said.lines, watch.seconds)
+
+    def close(self) -> None:
+        """Drops the builds not begun (after Ctrl-C) and waits for the one under way."""
+        self.pool.shutdown(cancel_futures=True)
+
+
+def built(building: Future[Build], name: str, console: Console) -> Step | None:
+    """None when the implementation is ready; else the step that says why not. Shows what its
+    build said, and how long it was waited for (its build ran beside the steps before it)."""
     watch = Stopwatch()
-    prepared = prepare(manifest, toolchains, console)
-    if prepared.ok:
+    done = building.result()
+    for line in done.said:
+        console.line(line)
+    if done.prepared.ok:
         return None
-    return Step(f"{name}: build", "skipped" if prepared.unavailable else "failed", prepared.reason, watch.seconds)
+    outcome = "skipped" if done.prepared.unavailable else "failed"
+    return Step(f"{name}: build", outcome, done.prepared.reason, watch.seconds)
 
 
-def server_steps(manifest: Manifest, toolchains: Toolchains, db: Database, console: Console) -> list[Step]:
+def server_steps(manifest: Manifest, building: Future[Build], db: Database, console: Console) -> list[Step]:
     """A REST implementation: built, its own tests (given the database in ARENA_DB_URL, for their
     /record tests), conformance with each core budget, the fuzzer and the abuse checks on one core."""
     console.line(f"\n{manifest.name}", style="bold")
-    if failed := built(manifest, manifest.name, toolchains, console):
+    if failed := built(building, manifest.name, console):
         return [failed]
     steps = []
     if manifest.test_command:
@@ -194,12 +246,12 @@ def server_steps(manifest: Manifest, toolchains: Toolchains, db: Database, conso
     return steps
 
 
-def micro_steps(manifest: Manifest, toolchains: Toolchains, console: Console) -> list[Step]:
+def micro_steps(manifest: Manifest, building: Future[Build], console: Console) -> list[Step]:
     """A micro-benchmark row: built, its folder's own tests (once, not per variant), and every
     bench's check values at small sizes with each core budget it takes."""
     name = f"micro {manifest.name}"
     console.line(f"\n{name}", style="bold")
-    if failed := built(manifest, name, toolchains, console):
+    if failed := built(building, name, console):
         return [failed]
     steps = []
     if manifest.test_command and manifest.name == manifest.folder.name:
@@ -251,15 +303,27 @@ def run(names: list[str], engine: Loadgen, console: Console) -> int:
                 console,
             )
         )
-    if servers:
-        with database() as db:
-            console.line(f"\n/record uses {db.described}")
-            for manifest in servers:
-                with timed(parts, manifest.name):
-                    steps += server_steps(manifest, toolchains, db, console)
-    for manifest in micro:
-        with timed(parts, f"micro {manifest.name}"):
-            steps += micro_steps(manifest, toolchains, console)
+    # The implementations are installed and built one after another in a lane of their own, beside
+    # the micro-benchmarks' checks, which time nothing; the servers' checks, which time answers,
+    # wait for the last build.
+    lane = Lane()
+    try:
+        builds = [lane.submit(manifest) for manifest in [*micro, *servers]]
+        for manifest, building in zip(micro, builds, strict=False):
+            with timed(parts, f"micro {manifest.name}"):
+                steps += micro_steps(manifest, building, console)
+        if servers:
+            with timed(parts, "waiting for the build lane"), console.working("  the servers' builds"):
+                wait(builds)  # no build beside the checks that time the servers' answers
+            with database() as db:
+                console.line(f"\n/record uses {db.described}")
+                for manifest, building in zip(servers, builds[len(micro) :], strict=True):
+                    with timed(parts, manifest.name):
+                        steps += server_steps(manifest, building, db, console)
+    finally:
+        lane.close()
+    lane_s = sum(building.result().seconds for building in builds)
+    console.line(f"\nthe build lane: {lane_s:.0f} s of installs and builds, beside the micro-benchmarks' checks")
 
     console.line("\nsummary", style="bold")
     for step in steps:
