@@ -1,8 +1,10 @@
-"""`arena test`'s account of its own time: each part timed however it ends, longest first."""
+"""`arena test`'s own plumbing: each part timed however it ends, longest first; the build lane
+keeps what each build said for its implementation's turn."""
 
 import pytest
 
-from arena.cli.testsuite import Part, time_lines, timed
+from arena.cli.testsuite import Lane, Part, time_lines, timed
+from arena.impls import catalog
 
 
 def test_a_part_is_timed_even_when_it_fails():
@@ -22,3 +24,15 @@ def test_time_lines_put_the_longest_part_first_with_its_share():
 
 def test_time_lines_of_nothing_are_a_zero_total():
     assert time_lines([]) == ["  in all       0 s"]
+
+
+def test_the_build_lane_keeps_what_a_build_said_for_its_turn():
+    # ooErlang is in no registry here: its "build" ends at once, unavailable, with the reason.
+    (unavailable,) = catalog.select(catalog.load_micro()[0], ["ooerlang"])
+    lane = Lane()
+    try:
+        done = lane.submit(unavailable).result(timeout=60)
+    finally:
+        lane.close()
+    assert done.prepared.unavailable and not done.prepared.ok
+    assert done.said == [f"  ooerlang: {done.prepared.reason}"]
