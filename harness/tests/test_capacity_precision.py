@@ -1,17 +1,19 @@
 """How sure a capacity cell is: each start's edge known only to its search's precision, and how
 many starts a cell takes before its interval is within the bound (spec/capacity.md, "Starts by
-precision")."""
+precision"), and what a row shows of them."""
 
 import dataclasses
 import math
 
 import pytest
 
+from arena.capacity import tables
 from arena.capacity.precision import another_start, confirmed, edges
 from arena.capacity.result import CapacitySearch
 from arena.capacity.search import ENGINE_BOUND, FOUND
 from arena.capacity.tables import non_monotone
 from arena.capacity.workloads import StartRule
+from arena.measured.measurement import Measurement, Outcome
 
 RULE = StartRule(least=2, most=6, within=0.05, noisy_after=3)
 NOISY = 0.10
@@ -89,3 +91,26 @@ def test_an_edge_whose_failure_above_had_no_queue_is_pause_bound():
     assert not closed_by(0.3, ("p99 13.0 ms > 10 ms", "answered 91.0% < 99%")).pause_bound()  # fell behind
     held = CapacitySearch(FOUND, 1000.0, 1030.0, {"p99_ms": 100}, 1, None, [probe(1030.0, False, 1.0)], 0.1, None)
     assert not dataclasses.replace(held, held_ms=500.0).pause_bound()  # a poll's median is its wait
+
+
+def test_a_row_shows_what_its_starts_answered_saturated_and_only_a_bound_past_the_engine():
+    def row(*saturations: tuple[float, bool]) -> dict[str, str]:
+        made = []
+        for rep, (throughput, engine_bound) in enumerate(saturations):
+            level = {"clients": 64, "throughput": throughput, "ok_rps": throughput, "p50_ms": 1.0, "p99_ms": 3.0}
+            level |= {"error_ratio": 0.0, "steady": True, "engine_bound": engine_bound, "engine_busy": 0.5}
+            level |= {"server_cpu_s": 1.0, "server_peak_rss_kb": 1000}
+            found = dataclasses.replace(search(1000.0 + rep * 300), saturated=level, warmed_s=2.0)
+            made.append(
+                Measurement("capacity", "go", "json", '{"p99_ms": 10}', 1, rep, Outcome.MEASURED, payload=found)
+            )
+        (section,) = tables.report("t", made, []).sections
+        return {
+            c.header: cell.show() for c, cell in zip(section.table.columns, section.table.rows[0].cells, strict=True)
+        }
+
+    steady = row((3000.0, False), (3030.0, False), (2970.0, False))
+    assert steady["saturated /s"].startswith("3000 ±") and steady["CV sat."] == "1.0%"
+    assert steady["CV"] == "23.1%"  # the edges of the same starts: 1,000, 1,300 and 1,600
+    bound = row((3000.0, False), (5000.0, True))
+    assert (bound["saturated /s"], bound["CV sat."]) == ("≥ 5,000", "-")

@@ -5,6 +5,7 @@ the verdict rule and the test on their own, table-driven; a bad pair of sides is
 line; history finds a planted step and none in flat noise, and keeps hosts apart; an export
 imported into another store round-trips every measurement."""
 
+import dataclasses
 import json
 import random
 import re
@@ -118,6 +119,33 @@ def test_edges_known_within_a_bracket_differ_only_beyond_it():
         (change,) = compare(Side("a", run(1000.0)), Side("b", run(edge)), main_metrics(kinds())).changes
         assert change.verdict == verdict
         assert (change.low, change.high) == (pytest.approx(edge / 1000 / 1.03), pytest.approx(edge / 1000 * 1.03))
+
+
+def test_a_capacity_cell_compares_what_its_starts_answered_saturated_beside_its_edge():
+    """Edges that a pause moves by a third tell two runs apart from nothing; saturations 10% up in
+    B, each within 1%, are faster. A saturation past the engine's ceiling on A is only a bound, which
+    B's lead may lie within: untested, while the edge of the same starts is still judged."""
+
+    def run(edges: list[float], saturated: float, engine_bound: bool = False) -> list[Measurement]:
+        level = {"clients": 64, "throughput": saturated, "ok_rps": saturated, "p50_ms": 1.0, "p99_ms": 3.0}
+        level |= {"error_ratio": 0.0, "steady": True, "engine_bound": engine_bound, "engine_busy": 0.5}
+        level |= {"server_cpu_s": 1.0, "server_peak_rss_kb": 1000}
+        made = []
+        for rep, edge in enumerate(edges):
+            found = CapacitySearch("found", edge, edge * 1.03, {"p99_ms": 10}, 1, None, [], 0.1, None)
+            found = dataclasses.replace(found, saturated=level | {"throughput": saturated * (1 + rep / 100)})
+            point = '{"p99_ms": 10}'
+            made.append(Measurement("capacity", "go", "plaintext", point, 1, rep, Outcome.MEASURED, payload=found))
+        return made
+
+    a, b = run([1000.0, 1400.0, 1700.0], 3000.0), run([1600.0, 1100.0, 1500.0], 3300.0)
+    made = {c.metric: c for c in compare(Side("a", a), Side("b", b), main_metrics(kinds())).changes}
+    assert (made["edge"].verdict, made["saturated"].verdict) == (SAME, F)
+    assert made["saturated"].low > 1.05
+    bound = run([1000.0, 1400.0, 1700.0], 3000.0, engine_bound=True)
+    made = {c.metric: c for c in compare(Side("a", bound), Side("b", b), main_metrics(kinds())).changes}
+    assert made["saturated"].verdict == Verdict.UNTESTED and "engine-bound on A" in made["saturated"].why
+    assert made["edge"].verdict == SAME
 
 
 @pytest.mark.parametrize(

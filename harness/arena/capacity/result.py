@@ -113,6 +113,7 @@ class CapacitySearch:
             "probes": len(self.probes),
             "hint": self.hint,
             "saturated": saturation.throughput if (saturation := self.saturation()) else None,
+            "saturated_engine_bound": saturation.engine_bound if saturation else None,
             "ready_s": self.ready_s,
             "held_ms": self.held_ms,
             "kib_per_connection": self.kib_per_connection(),

@@ -38,6 +38,12 @@ EDGE = (
     "within that bracket, by how much unknown; for a held workload (longpoll), the most connections "
     "polling at once with p99 within the wait plus the objective and the answers of polls that take at most that long"
 )
+SATURATED = (
+    "saturated /s: what each start answered from 64 clients without pause before its search (arrivals a second), "
+    "the median over starts ± its 95% interval, 'CV sat.' its spread: a closed loop's throughput, which a start's "
+    'pauses move little, where an edge under a p99 bound moves with how often it pauses (spec/capacity.md, "Spread"); '
+    "≥ where the engine was past 90% busy in a start"
+)
 
 
 def _columns(holds: Held | None) -> list[Column]:
@@ -51,6 +57,7 @@ def _columns(holds: Held | None) -> list[Column]:
         Column(served, numeric=True, essential=False),
         Column("starts", numeric=True),
         Column("CV", numeric=True),
+        *([] if holds else [Column("saturated /s", numeric=True), Column("CV sat.", numeric=True)]),
         Column("p50 ms", numeric=True, essential=False),
         Column("p99 ms", numeric=True),
         Column("CPU s/1k ok", numeric=True, essential=False),
@@ -96,6 +103,19 @@ def _spread(searches: list[CapacitySearch], summary) -> Cell:
     return Cell("confirmed" if precision.confirmed(searches) else f"{summary.cov:.1%}")
 
 
+def _saturated(searches: list[CapacitySearch]) -> list[Cell]:
+    """What the starts answered saturated, with its interval and spread; where the engine was
+    past its ceiling in any of them, only the bound the row can claim."""
+    levels = [level for s in searches if (level := s.saturation()) is not None]
+    if any(level.engine_bound for level in levels):
+        return [Cell(f"≥ {max(level.throughput for level in levels):,.0f}"), Cell("-")]
+    if not levels:
+        return [Cell("-"), Cell("-")]
+    summary = summarize([level.throughput for level in levels])
+    spread = Cell(f"{summary.cov:.1%}") if summary.cov is not None else Cell("-")
+    return [Cell.value(summary, 1, digits(summary.median)), spread]
+
+
 def _row(impl: str, cpus: int, group: list[Measurement], holds: Held | None, noisy: float) -> tuple[Row, list[str]]:
     """A row over the starts of one implementation and budget, and the notes it needs; it is
     flagged noisy where its edges vary by more than `noisy` (CV)."""
@@ -129,6 +149,7 @@ def _row(impl: str, cpus: int, group: list[Measurement], holds: Held | None, noi
         _value([p.ok_rps for p in at_edge]) if holds else _requests(summary, steps, bounds),
         Cell(f"{len(edges)}/{len(group)}"),
         _spread(searches, summary if not bounds else None),
+        *([] if holds else _saturated(searches)),
         _value([p.p50_ms for p in at_edge]),
         _value([p.p99_ms for p in at_edge]),
         _value([p.server_cpu_s / p.ok_requests * 1000 for p in at_edge if p.ok_requests]),
@@ -347,7 +368,7 @@ def report(title: str, measurements: list[Measurement], skipped: list[str]) -> R
                 )
             )
     meanings = FLAGS | {Flag.NOISY: _noisy(list(workloads.values()))}
-    shown = legend(sections, extra=(EDGE, ENDINGS), flags=meanings)
+    shown = legend(sections, extra=(EDGE, SATURATED, ENDINGS), flags=meanings)
     return Report(title, sections=sections, legend=shown, skipped=skipped)
 
 

@@ -9,7 +9,8 @@ interval comes from the same test, so the verdict and the interval never disagre
 *faster* or *slower* (better or worse by the metric's own direction) when the test rejects equality
 at `alpha` **and** the ratio moved by at least `threshold`; else *no difference*. With fewer than two
 samples on a side, or a number that is only a bound (engine-bound), there is nothing to test:
-*untested*, with why. A number known only within a bracket (a capacity edge, whose start may lie
+*untested*, with why (a number may say for itself whether the engine bounded it: its
+`NAME_engine_bound`). A number known only within a bracket (a capacity edge, whose start may lie
 anywhere up to the rate that failed above it: its `NAME_resolution`) widens the interval to at
 least the ratio's own bracket, and a difference needs that interval to exclude 1. This module is
 the one comparison: the terminal, the dashboard and the JSON all show what it computes.
@@ -25,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from arena.measured.export import counted_values
+from arena.measured.export import counted_values, values_of
 from arena.measured.flags import Flag
 from arena.measured.measurement import Measurement
 from arena.measured.stats import NO_INTERVAL, SMALLEST_CHANGE
@@ -165,6 +166,13 @@ def judge(ratio: float, p: float, higher_is_better: bool, threshold: float, alph
     return Verdict.FASTER if (ratio > 1) == higher_is_better else Verdict.SLOWER
 
 
+def engine_bound(m: Measurement, metric: str) -> bool:
+    """Whether the load engine bounded the metric: as its own `NAME_engine_bound` says where it has
+    one (a capacity start's saturation, measured apart from its search), else the measurement's flag."""
+    own = values_of(m).get(f"{metric}_engine_bound")
+    return own if isinstance(own, bool) else Flag.ENGINE_BOUND in m.flags
+
+
 def _change(key: tuple, metric: str, higher: bool, groups: tuple[list, list], threshold: float, alpha: float):
     kind, experiment, point, cpus, impl = key
     a, b = (counted_values(group, metric) for group in groups)
@@ -191,7 +199,7 @@ def _change(key: tuple, metric: str, higher: bool, groups: tuple[list, list], th
     verdict = Verdict.SAME if low <= 1 <= high or touching else judge(ratio, p, higher, threshold, alpha)
     # An engine-bound number is a lower bound of the server's: it can only widen a lead it already
     # has (B engine-bound and ahead stays ahead), never decide a verdict the other way.
-    bound = [name for name, group in zip("AB", groups, strict=True) if any(Flag.ENGINE_BOUND in m.flags for m in group)]
+    bound = [name for name, group in zip("AB", groups, strict=True) if any(engine_bound(m, metric) for m in group)]
     leader = {Verdict.FASTER: "B", Verdict.SLOWER: "A"}.get(verdict)
     if bound and not (higher and bound == [leader]):
         return untested(f"engine-bound on {' and '.join(bound)}: the server's own number is beyond it", geometric)
