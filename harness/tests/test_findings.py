@@ -33,10 +33,25 @@ A, D, N = Verdict.AGREES, Verdict.DISAGREES, Verdict.NO_DIFFERENCE
 
 
 def cell(
-    impl: str, median: float, half: float = 1.0, n: int = 3, failed: int = 0, ceiling: float | None = None, numbers=()
+    impl: str,
+    median: float,
+    half: float = 1.0,
+    n: int = 3,
+    failed: int = 0,
+    ceiling: float | None = None,
+    numbers=(),
+    ceiling_rps: float | None = None,
 ) -> Cell:
     value = (
-        Value(median, median - half, median + half, n, ceiling=ceiling, ceiling_why="2 users' think")
+        Value(
+            median,
+            median - half,
+            median + half,
+            n,
+            ceiling=ceiling,
+            ceiling_why="2 users' think",
+            ceiling_rps=ceiling_rps,
+        )
         if failed < n
         else None
     )
@@ -155,6 +170,18 @@ def test_sides_that_all_reached_their_ceiling_are_not_compared(rule):
         rule.judge(case({"a": (11, 0.5, 3, 0, 0.99), "b": (10, 0.5, 3, 0, 0.97)}))
     said = rule.judge(case({"a": (11, 0.5, 3, 0, 0.99), "b": (5, 0.5, 3, 0, 0.5)}))  # b fell short of its own
     assert said.verdict is not N
+    with pytest.raises(Missing, match="every side at 95% or more of its ceiling"):  # one ceiling, 1% apart
+        rule.judge(case({"a": (11, 0.5, 3, 0, 0.99, (), 11.1), "b": (10, 0.5, 3, 0, 0.97, (), 11.0)}))
+
+
+@pytest.mark.parametrize(
+    "rule", [rules.Worst("b", ["a"]), rules.Similar(["a", "b"], 0.25), rules.Ratio("a", ["b"], 1, 1.5)]
+)
+def test_sides_at_ceilings_of_their_own_work_are_compared(rule):
+    """Users that never think keep each server at the hashes its cores allow at its own hash time:
+    Go's 16.5 a second against Node's 13.8 differ as their hashing does, and that is judged."""
+    at_own = case({"a": (16.5, 0.2, 3, 0, 0.99, (), 16.6), "b": (13.8, 0.2, 3, 0, 0.98, (), 14.0)})
+    assert rule.judge(at_own).verdict in (A, D)
 
 
 @pytest.mark.parametrize(
@@ -374,6 +401,27 @@ def test_a_list_in_where_is_one_of_its_values_and_keeps_the_max_cell_out():
     assert jumps.matches({"mode": "idiomatic", "procs": 20000, "start": "cold"})
     assert not jumps.matches({"mode": "idiomatic", "procs": "max", "start": "cold"})
     assert catalog.suites_measuring(jumps) == ["findings"]  # the cold starts of its counts
+
+
+def test_the_honours_findings_read_only_their_own_profiles_points_and_a_series_spans_each_rates_count():
+    """The seed's database round trip is a key of the findings' points: the quick and paper points
+    of honours-basic, with none, are never theirs; a rate's own count of requests does not split
+    the series that H-4.1-c's drop is judged along."""
+    worsens, order = finding("H-4.1-c").tests
+    at_10, at_150 = (
+        {"rate": 10, "iterations": 300, "db_delay_ms": 45},
+        {"rate": 150, "iterations": 1000, "db_delay_ms": 45},
+    )
+    assert worsens.matches(at_10) and worsens.matches(at_150) and order.matches(at_150)
+    assert not worsens.matches({"rate": 10, "iterations": 10}) and not order.matches({"rate": 50, "iterations": 1000})
+    cells = [
+        Cell("node", point, 1, Value(m, m * 0.9, m * 1.1, 3), 3, 0, frozenset())
+        for point, m in ((at_10, 200.0), (at_150, 2500.0))
+    ]
+    ((label, case_),) = judge_module._cases(worsens, cells)
+    assert set(case_.series["node"]) == {10, 150} and label == "db_delay_ms=45 cpus=1"
+    (first,) = finding("H-4.2-a").tests
+    assert first.matches({"rate": 20, "iterations": 50}) and not first.matches({"rate": 2, "iterations": 50})
 
 
 @pytest.mark.parametrize(

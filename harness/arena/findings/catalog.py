@@ -32,6 +32,7 @@ class Test:
     higher_is_better: bool
     rule: Rule
     where: dict = field(default_factory=dict)  # parameters every tested point has (a list: one of them, or itself)
+    along: tuple[str, ...] = ()  # parameters that change with the rule's axis (each rate's own count of requests)
     seed_point: dict | None = None  # the seed's own point, when the test may rest on another...
     stand_in: str = ""  # ...and why another keeps the seed's regime: without it, only the seed's point is judged
     cpus: tuple[int, ...] | None = (1,)  # None: every budget measured on cores of its own
@@ -110,6 +111,7 @@ def _test(where: str, entry: dict) -> Test:
         higher_is_better=entry["better"] == "higher",
         rule=RULES[name].parse(entry["rule"]),
         where=dict(entry.get("where", {})),
+        along=tuple(entry.get("along", ())),
         seed_point=entry.get("seed_point"),
         stand_in=entry.get("stand_in", ""),
         cpus=None if cpus == "all" else tuple(cpus),

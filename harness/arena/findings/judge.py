@@ -143,7 +143,8 @@ def _judged(label: str, test: Test, case: Case) -> Said:
 
 
 def _cases(test: Test, cells: list[Cell]) -> list[tuple[str, Case]]:
-    """The cells of a test as the cases its rule judges, each with a label."""
+    """The cells of a test as the cases its rule judges, each with a label: along an axis, one
+    series of the points that differ only in it (and in what changes with it, `along`)."""
     axis = test.rule.axis
     grouped: dict[str, list[Cell]] = defaultdict(list)
     for cell in cells:
@@ -152,7 +153,7 @@ def _cases(test: Test, cells: list[Cell]) -> list[tuple[str, Case]]:
         elif axis == "cpus":
             key = dict(cell.point)
         else:
-            key = {**{k: v for k, v in cell.point.items() if k != axis}, "cpus": cell.cpus}
+            key = {**{k: v for k, v in cell.point.items() if k != axis and k not in test.along}, "cpus": cell.cpus}
         grouped[json.dumps(key, sort_keys=True)].append(cell)
     made = []
     for key, group in sorted(grouped.items(), key=lambda item: _natural(json.loads(item[0]))):

@@ -58,11 +58,14 @@ class Case:
         return separated(self.value(a), self.value(b), self.higher_is_better)
 
     def unceiled(self, impls: list[str]) -> dict[str, Value]:
-        """The values of `impls`, unless every one reached its point's ceiling: then the think
-        time, the offered rate or the hashes the cores allow set them all, and comparing them
-        compares the load with itself."""
+        """The values of `impls`, unless every one reached one ceiling: then the think time or the
+        offered rate set them all, and comparing them compares the load with itself. Ceilings
+        that differ by the smallest change or more are each side's own work (the hashes its
+        cores allow at its own hash time): reaching them, the sides differ as that work does."""
         values = {impl: self.value(impl) for impl in impls}
-        if values and all(v.ceiling is not None and v.ceiling >= AT_CEILING for v in values.values()):
+        limits = [v.ceiling_rps for v in values.values() if v.ceiling_rps]
+        own = len(limits) == len(values) and max(limits) >= (1 + SMALLEST_CHANGE) * min(limits)
+        if values and not own and all(v.ceiling is not None and v.ceiling >= AT_CEILING for v in values.values()):
             shares = ", ".join(f"{impl} {v.ceiling:.0%}" for impl, v in values.items())
             why = next(iter(values.values())).ceiling_why
             raise Missing(f"every side at {AT_CEILING:.0%} or more of its ceiling ({shares}; {why}): the load set them")

@@ -38,6 +38,7 @@ class Value:
     # rate, the hashes the cores allow; rest/ceiling.py), the median over repetitions, and why.
     ceiling: float | None = None
     ceiling_why: str = ""
+    ceiling_rps: float | None = None  # the ceiling itself: the same for every side the load bounds
 
     def show(self) -> str:
         shown = _number(self.median)
@@ -125,7 +126,11 @@ class Index:
             exported = [values_of(m) for m in group]
             if value is not None and metric in CEILED and (shares := counted_values(group, "ceiling_share")):
                 why = next((str(v["ceiling_why"]) for v in exported if v.get("ceiling_why")), "")
-                value = dataclasses.replace(value, ceiling=statistics.median(shares), ceiling_why=why)
+                limits = counted_values(group, "ceiling_rps")
+                limit = statistics.median(limits) if limits else None
+                value = dataclasses.replace(
+                    value, ceiling=statistics.median(shares), ceiling_why=why, ceiling_rps=limit
+                )
             failed = sum(1 for m in group if not m.measured)
             engine = max((share for v in exported if (share := _engine_share(v)) is not None), default=None)
             found.append(Cell(impl, json.loads(point), cpus, value, len(group), failed, flags, engine, tuple(numbers)))
