@@ -11,6 +11,7 @@ from arena.capacity import tables
 from arena.capacity.precision import another_start, confirmed, edges
 from arena.capacity.result import CapacitySearch
 from arena.capacity.search import ENGINE_BOUND, FOUND
+from arena.capacity.sweep import Level
 from arena.capacity.tables import non_monotone
 from arena.capacity.workloads import StartRule
 from arena.measured.measurement import Measurement, Outcome
@@ -25,6 +26,11 @@ def probe(rate: float, passed: bool, p50_ms: float = 1.0, reasons: tuple[str, ..
     usage = dict.fromkeys(("engine_busy", "engine_cpu_s", "server_cpu_s"), 0.1)
     given = {"rate": rate, "passed": passed, "reasons": list(reasons), "engine_bound": False, "steady": True}
     return given | {"tries": 1, "p50_ms": p50_ms} | measured | counts | usage
+
+
+def saturation(throughput: float, engine_bound: bool = False) -> dict:
+    """What a start answered from 64 clients before its search, as a search stores it."""
+    return dataclasses.asdict(Level(64, throughput, throughput, 1.0, 3.0, 0.0, True, engine_bound, 0.5, 1.0, 1000))
 
 
 def search(edge: float, ended: str = FOUND, probes: list[tuple[float, bool]] = ()) -> CapacitySearch:
@@ -97,10 +103,9 @@ def test_a_row_shows_what_its_starts_answered_saturated_and_only_a_bound_past_th
     def row(*saturations: tuple[float, bool]) -> dict[str, str]:
         made = []
         for rep, (throughput, engine_bound) in enumerate(saturations):
-            level = {"clients": 64, "throughput": throughput, "ok_rps": throughput, "p50_ms": 1.0, "p99_ms": 3.0}
-            level |= {"error_ratio": 0.0, "steady": True, "engine_bound": engine_bound, "engine_busy": 0.5}
-            level |= {"server_cpu_s": 1.0, "server_peak_rss_kb": 1000}
-            found = dataclasses.replace(search(1000.0 + rep * 300), saturated=level, warmed_s=2.0)
+            found = dataclasses.replace(
+                search(1000.0 + rep * 300), saturated=saturation(throughput, engine_bound), warmed_s=2.0
+            )
             made.append(
                 Measurement("capacity", "go", "json", '{"p99_ms": 10}', 1, rep, Outcome.MEASURED, payload=found)
             )

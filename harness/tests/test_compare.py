@@ -25,6 +25,7 @@ from arena.measured import importing
 from arena.measured.measurement import Measurement, Outcome
 from arena.measured.store import Run, Store
 from arena.micro.result import ProgramRun
+from test_capacity_precision import saturation
 
 F, S, SAME = Verdict.FASTER, Verdict.SLOWER, Verdict.SAME
 HOPS = {"erlang": 0.20, "go": 0.35, "rust": 0.30}  # µs per hop: lower is better
@@ -127,13 +128,10 @@ def test_a_capacity_cell_compares_what_its_starts_answered_saturated_beside_its_
     B's lead may lie within: untested, while the edge of the same starts is still judged."""
 
     def run(edges: list[float], saturated: float, engine_bound: bool = False) -> list[Measurement]:
-        level = {"clients": 64, "throughput": saturated, "ok_rps": saturated, "p50_ms": 1.0, "p99_ms": 3.0}
-        level |= {"error_ratio": 0.0, "steady": True, "engine_bound": engine_bound, "engine_busy": 0.5}
-        level |= {"server_cpu_s": 1.0, "server_peak_rss_kb": 1000}
         made = []
         for rep, edge in enumerate(edges):
             found = CapacitySearch("found", edge, edge * 1.03, {"p99_ms": 10}, 1, None, [], 0.1, None)
-            found = dataclasses.replace(found, saturated=level | {"throughput": saturated * (1 + rep / 100)})
+            found = dataclasses.replace(found, saturated=saturation(saturated * (1 + rep / 100), engine_bound))
             point = '{"p99_ms": 10}'
             made.append(Measurement("capacity", "go", "plaintext", point, 1, rep, Outcome.MEASURED, payload=found))
         return made

@@ -109,11 +109,9 @@ def _saturated(searches: list[CapacitySearch]) -> list[Cell]:
     levels = [level for s in searches if (level := s.saturation()) is not None]
     if any(level.engine_bound for level in levels):
         return [Cell(f"≥ {max(level.throughput for level in levels):,.0f}"), Cell("-")]
-    if not levels:
-        return [Cell("-"), Cell("-")]
-    summary = summarize([level.throughput for level in levels])
-    spread = Cell(f"{summary.cov:.1%}") if summary.cov is not None else Cell("-")
-    return [Cell.value(summary, 1, digits(summary.median)), spread]
+    throughputs = [level.throughput for level in levels]
+    cov = summarize(throughputs).cov if throughputs else None
+    return [_value(throughputs), Cell(f"{cov:.1%}") if cov is not None else Cell("-")]
 
 
 def _row(impl: str, cpus: int, group: list[Measurement], holds: Held | None, noisy: float) -> tuple[Row, list[str]]:
