@@ -10,6 +10,7 @@ import statistics
 from collections import Counter, defaultdict
 
 from arena.capacity import held, precision, scaling
+from arena.capacity.probe import Probe
 from arena.capacity.result import CapacitySearch, ClientSweep
 from arena.capacity.search import FOUND
 from arena.capacity.workloads import Held, Objective, Workload, load, objective_label, unit_of
@@ -66,6 +67,12 @@ def _columns(holds: Held | None) -> list[Column]:
         Column("engine %", numeric=True, essential=False),
         Column("search", essential=False),
     ]
+
+
+def _standing(probes: list[Probe]) -> Probe:
+    """Of one rate's probes in the order they ran, the one whose verdict stands: the latest
+    decisive one, else the latest (capacity/search.py)."""
+    return next((p for p in reversed(probes) if p.decisive), probes[-1])
 
 
 def _value(values: list[float], scale: float = 1.0) -> Cell:
@@ -186,10 +193,13 @@ def _search_note(impl: str, cpus: int, m: Measurement, holds: Held | None) -> st
 
 def _curves(workload: str, holds: Held | None, objective: Objective, measurements: list[Measurement]) -> list[Chart]:
     """p50 and p99 against the offered rate (a held workload's: the connections held), a line per
-    implementation and budget through every probe of its first measured start (the one that
+    implementation and budget through every rate its first measured start probed (the start that
     searched from the start rate; later starts probe a few rates near its edge, and threading them
     in zig-zags the line), and the median edge of all its starts; on it, every start's failed probes
-    and the later starts' passing ones, so that a failure below a pass shows where it happened."""
+    and the later starts' passing ones, so that a failure below a pass shows where it happened.
+    Where a rate was probed more than once, the line draws the probe whose verdict stands there:
+    a median of a quick pass and the decisive failure that overruled it would sit on the wrong side
+    of the objective."""
     limit = held.objective(objective, holds) if holds else objective
     against = "connections held" if holds else "offered rate"
     by_line: dict[str, dict[float, list]] = defaultdict(lambda: defaultdict(list))
@@ -215,7 +225,7 @@ def _curves(workload: str, holds: Held | None, objective: Objective, measurement
         series = []
         for line, probes in sorted(by_line.items()):
             xs = sorted(probes)
-            values = [Value(statistics.median(getattr(p, metric) for p in probes[x])) for x in xs]
+            values = [Value(getattr(_standing(probes[x]), metric)) for x in xs]
             series.append(Series(line, values, xs))
             if edges[line]:
                 edge = statistics.median(edges[line])
@@ -223,7 +233,7 @@ def _curves(workload: str, holds: Held | None, objective: Objective, measurement
                 series.append(
                     Series(
                         f"{line} edge",
-                        [Value(statistics.median(getattr(p, metric) for p in probes[nearest]))],
+                        [Value(getattr(_standing(probes[nearest]), metric))],
                         [nearest],
                         mark_of=line,
                     )
