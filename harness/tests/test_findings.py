@@ -381,6 +381,27 @@ def test_arena_findings_prints_the_ledger_of_the_newest_runs(tmp_path, monkeypat
     assert "no run named nope" in capsys.readouterr().err
 
 
+def test_by_default_a_run_of_a_scenarios_slow_point_is_read_beside_the_run_of_its_others(tmp_path, monkeypatch, capsys):
+    # As the findings suite measures thesis-password: its quick points in one run, its slow one in
+    # a newer run of its own; the newer must not hide the older.
+    monkeypatch.setattr(store_module, "RESULTS", tmp_path)
+    store = Store()
+    for name, point, measured in (
+        ("older", 1, spawns({"erlang": 4.0, "scala": 8.0, "go": 30.0}, 3_000_000, "cold", 2)),
+        ("newer", 2, spawns({"erlang": 4.0, "scala": 2.0, "go": 30.0}, 1000, "cold", 2)),
+    ):
+        plan = {"kind": "micro", "bench": ["spawn"], "point": [point]}
+        run = store.start_run(name, "findings", plan, {"cores": 2}, "abc", False)
+        for m in measured:
+            store.add(run.id, m)
+        store.finish_run(run.id)
+    store.close()
+    assert cli.main(["findings", "--verdict", "agrees", "disagrees"]) == 0
+    out = capsys.readouterr().out
+    assert "from newer, older" in out
+    assert "V-Fig4a " in out and "V-Fig4b " in out  # 3,000,000 from the older run, 1,000 from the newer
+
+
 def test_the_export_carries_the_verdicts_and_the_summary_begins_with_them(tmp_path, monkeypatch, capsys):
     name = stored(tmp_path, monkeypatch)
     assert cli.main(["export", name]) == 0

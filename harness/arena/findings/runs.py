@@ -1,7 +1,7 @@
 """The stored runs a ledger of verdicts reads: those named, or the newest of each kind (`arena run`,
-`arena micro`, `arena capacity`), suite and set of experiments — so that the findings suite's runs,
-a scenario or bench each, are read beside a quick run of everything; where two runs measured the
-same point, the newer one's."""
+`arena micro`, `arena capacity`), suite, set of experiments and of points asked for — so that the
+findings suite's runs, a scenario or bench each (and a scenario's slow point in a run of its own),
+are read beside a quick run of everything; where two runs measured the same point, the newer one's."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from arena.measured.store import Run, Store
 
 
 def newest_of_each_kind(store: Store) -> list[Run]:
-    """The newest run that holds a measurement of each kind, suite and set of experiments."""
+    """The newest run that holds a measurement of each kind, suite, set of experiments and of points."""
     return [runs[0] for runs in _by_kind(store).values()]
 
 
@@ -23,19 +23,21 @@ def last_two_findings_suites(store: Store) -> tuple[list[Run], list[Run]]:
     bench it measured, the run before the newest (the newest where there is none before it, so
     that both sides read every experiment) and the newest (`arena findings --changes`). No runs
     before where no experiment was measured twice."""
-    suites = [runs for (_, suite, _), runs in _by_kind(store).items() if suite == FINDINGS]
+    suites = [runs for (_, suite, *_), runs in _by_kind(store).items() if suite == FINDINGS]
     if not any(len(runs) > 1 for runs in suites):
         return [], [runs[0] for runs in suites]
     return [runs[1] if len(runs) > 1 else runs[0] for runs in suites], [runs[0] for runs in suites]
 
 
 def _by_kind(store: Store) -> dict[tuple, list[Run]]:
-    """The runs that hold a measurement, newest first, by kind, suite and set of experiments."""
+    """The runs that hold a measurement, newest first, by kind, suite, set of experiments and the
+    points asked for (`--point`; none: all): a run of one point does not hide a run of the others."""
     found: dict[tuple, list[Run]] = {}
     for run, measured, _ in store.runs():  # newest first
         if measured:
             experiments = run.plan.get(catalog.PLANNED.get(run.kind, "")) or []
-            found.setdefault((run.kind, run.suite, tuple(sorted(experiments))), []).append(run)
+            points = run.plan.get("point") or []
+            found.setdefault((run.kind, run.suite, tuple(sorted(experiments)), tuple(sorted(points))), []).append(run)
     return found
 
 
