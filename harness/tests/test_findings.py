@@ -27,6 +27,7 @@ from arena.measured.measurement import Measurement, Outcome
 from arena.measured.store import Store
 from arena.micro.result import ProgramRun
 from arena.paths import SPEC
+from arena.rest.result import HttpResult, metrics_of
 from test_export import search
 
 A, D, N = Verdict.AGREES, Verdict.DISAGREES, Verdict.NO_DIFFERENCE
@@ -415,6 +416,25 @@ def test_the_export_carries_the_verdicts_and_the_summary_begins_with_them(tmp_pa
     first = summary.index("## ")
     assert summary[first:].startswith("## Findings of the seed studies"), summary[first : first + 80]
     assert "V-Fig4a" in summary and "T-Fig4-a" not in summary  # only the findings a micro run tests
+
+
+def test_every_metric_an_http_finding_reads_is_one_a_stored_result_exports():
+    # A metric no result exports leaves its findings "not tested" however often they are measured
+    # (the honours study's means in seconds were so until the export carried them).
+    latency = {"mean": 2e6, "p50": 1e6, "p99": 3e6, "p999": 4e6, "max": 5e6}
+    engine = {
+        "requests": {"total": 50, "ok": 50, "errors": {"status": 0}},
+        "elapsed_s": 5.0,
+        "throughput_rps": 10.0,
+        "ok_rps": 10.0,
+        "iterations": {"dropped": 0},
+        "all": {"latency_us": latency},
+        "first_last_us": [1e6, 5e6],
+    }
+    result = HttpResult(metrics_of(engine), {}, [], 1.0, 2048, 0.1, ceiling={"rps": 12.0, "why": "think time"})
+    read = {t.metric for f in catalog.load() for t in f.tests if t.kind == "http"}
+    assert read <= set(result.exported()), read - set(result.exported())
+    assert result.exported()["mean_s"] == 2.0
 
 
 def test_a_list_in_where_is_one_of_its_values_and_keeps_the_max_cell_out():

@@ -69,10 +69,7 @@ def columns_of(scenario: Scenario) -> list[str]:
 
 
 def _values(result: HttpResult) -> dict[str, float]:
-    values = {k: v for k, v in result.metrics.items() if isinstance(v, int | float)}
-    if "mean_ms" in values:
-        values["mean_s"] = values["mean_ms"] / 1000
-    values["server_cpu_s"] = result.server_cpu_s
+    values = {k: v for k, v in result.exported().items() if isinstance(v, int | float) and not isinstance(v, bool)}
     values["server_rss_mb"] = result.server_peak_rss_kb / 1024
     if values.get("ok_requests"):
         values["cpu_per_1k"] = result.server_cpu_s / values["ok_requests"] * 1000
@@ -81,9 +78,6 @@ def _values(result: HttpResult) -> dict[str, float]:
         values["db_cpu_per_1k"] = result.db_cpu_s / values["ok_requests"] * 1000
     if result.db_peak_pss_kb is not None:
         values["db_pss_mb"] = result.db_peak_pss_kb / 1024
-    steady_s = (result.warmup or {}).get("steady_s")
-    if steady_s is not None:
-        values["steady_s"] = steady_s
     return values
 
 
