@@ -524,6 +524,29 @@ def test_measuring_the_suite_stops_at_a_run_that_fails_and_resume_skips_what_is_
     assert ran[0][-2:] == ["--resume", f"r-{second.experiment}"] and len(ran) == len(made.items) - 1
 
 
+def test_the_plan_times_a_run_as_long_as_its_last_measurement_here_took_and_estimates_the_rest(
+    tmp_path, monkeypatch, capsys
+):
+    monkeypatch.setattr(store_module, "RESULTS", tmp_path)
+    made = findings_suite.plan(catalog.load(), machine=2)
+    first, second = made.items[:2]
+    store = Store()
+    for name, repeat in (("same-plan", first.repeat), ("other-repeat", 1)):  # the newer one asked less
+        plan = {"kind": first.kind, {"http": "scenario", "micro": "bench"}[first.kind]: [first.experiment]}
+        plan |= {"point": list(first.points), "impl": list(first.impls), "cpus": list(first.cpus), "repeat": repeat}
+        run = store.start_run(name, "findings", plan, {"cores": 2}, "abc", False)
+        store.finish_run(run.id)
+        store.db.execute("UPDATE runs SET started = finished - 600 WHERE id = ?", (run.id,))
+        store.db.commit()
+    store.close()
+    seconds, measured = findings_suite.expected_s(first)
+    assert measured is not None and measured.name == "same-plan" and abs(seconds - 600) < 1e-6
+    assert findings_suite.expected_s(second) == (findings_suite.estimate_s(second), None)
+    findings_suite.show(made, Console())
+    out = capsys.readouterr().out
+    assert "(~10 min, as run same-plan took here)" in out and f"1 of {len(made.items)} runs as long" in out
+
+
 def test_changes_lists_the_verdicts_that_differ_between_the_suites_last_two_measurements(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(store_module, "RESULTS", tmp_path)
     assert cli.main(["findings", "--changes"]) == 2  # measured once at most: nothing to compare

@@ -143,6 +143,17 @@ def estimate_s(item: Item) -> float:
     return each * len(item.impls) * item.repeat
 
 
+def expected_s(item: Item) -> tuple[float, Run | None]:
+    """How long the item's run takes: as long as its newest run of the same plan took here, start
+    to finish (its builds and checks too), and that run; else by the kinds' estimates, which know
+    a window's length but not how long a queue drains or a thousand threads take to start."""
+    asked = {"impl": list(item.impls), "cpus": list(item.cpus), "repeat": item.repeat}
+    for run in _runs_of(item):
+        if run.finished is not None and all(run.plan.get(key) == value for key, value in asked.items()):
+            return run.finished - run.started, run
+    return estimate_s(item), None
+
+
 def _window_s(model: dict) -> float | None:
     """A closed model's window is its duration, an open one's its arrivals at their rate; a fixed
     count's (None) is its requests at the most its load allows (rest/plan.py)."""
@@ -153,13 +164,18 @@ def _window_s(model: dict) -> float | None:
 
 def show(made: Plan, console: Console) -> None:
     """The plan: each run with the findings it serves and its time, then what this machine lacks."""
-    total = 0.0
+    total, timed = 0.0, 0
     for i, item in enumerate(made.items, 1):
-        seconds = estimate_s(item)
+        seconds, measured = expected_s(item)
         total += seconds
-        console.line(f"[{i}/{len(made.items)}] {item.shown()}  (~{seconds / 60:.0f} min)")
+        timed += measured is not None
+        how = f"as run {measured.name} took here" if measured else "estimated"
+        console.line(f"[{i}/{len(made.items)}] {item.shown()}  (~{seconds / 60:.0f} min, {how})")
         console.line(f"        for {', '.join(item.findings)}")
-    console.line(f"about {total / 60:.0f} min of measuring, besides building and checking each implementation once")
+    console.line(
+        f"about {total / 60:.0f} min: {timed} of {len(made.items)} runs as long as they took here last "
+        "(their builds and checks included), the others estimated (builds and checks aside)"
+    )
     if made.lacking:
         console.line("\nnot measurable on this machine:")
         for line in made.lacking:
@@ -170,8 +186,8 @@ def measure(made: Plan, resume: bool, run: Callable[[list[str]], int], console: 
     """Runs each item in turn (`run` takes a command line); with `resume`, continues an unfinished
     findings run of an item and skips an item that has a finished one. Stops at the first run that
     does not end well, and says how to continue. Each run shows its own progress; before it, what
-    the suite has left by the kinds' estimates."""
-    left = [estimate_s(item) for item in made.items]
+    the suite has left (expected_s)."""
+    left = [expected_s(item)[0] for item in made.items]
     for i, item in enumerate(made.items, 1):
         argv = item.argv()
         if resume:
@@ -192,19 +208,21 @@ def measure(made: Plan, resume: bool, run: Callable[[list[str]], int], console: 
 
 def _newest(item: Item) -> Run | None:
     """The newest findings run of the item's experiment (and points) alone, finished or not."""
+    return next(iter(_runs_of(item)), None)
+
+
+def _runs_of(item: Item) -> list[Run]:
+    """The findings runs of the item's experiment (and points) alone, newest first, finished or not."""
     store = Store()
     try:
-        return next(
-            (
-                run
-                for run, _, _ in store.runs()
-                if run.kind == item.kind
-                and run.suite == FINDINGS
-                and run.plan.get(PLANNED[item.kind]) == [item.experiment]
-                and run.plan.get("point", []) == list(item.points)
-            ),
-            None,
-        )
+        return [
+            run
+            for run, _, _ in store.runs()
+            if run.kind == item.kind
+            and run.suite == FINDINGS
+            and run.plan.get(PLANNED[item.kind]) == [item.experiment]
+            and run.plan.get("point", []) == list(item.points)
+        ]
     finally:
         store.close()
 
