@@ -284,6 +284,16 @@ def test_a_finding_no_measurement_can_test_says_why_and_one_no_run_here_can_says
     assert cores.verdict is Verdict.NOT_TESTED and "--cpus 64" in cores.because()
 
 
+def test_a_test_of_another_suites_points_on_more_cores_than_here_says_how_many(monkeypatch):
+    monkeypatch.setattr(judge_module.cores, "machine_cores", lambda: [0, 1])
+    payload = HttpResult({"mean_ms": 900.0}, {}, [], 1.0, 2048, 0.1)
+    findings_point = json.dumps({"iterations": 50, "rate": 20})
+    measured = Measurement("http", "node", "honours-long", findings_point, 1, 0, Outcome.MEASURED, payload=payload)
+    said = judge(Index([measured]), finding("H-Fig4.5"))
+    assert said.verdict is Verdict.NOT_TESTED
+    assert said.because().endswith("--suite paper --cpus 4` on a machine of 5 cores or more, 2 here"), said.because()
+
+
 def spawns(us_by_impl: dict[str, float], procs: int, start: str = "", cpus: int = 1) -> list[Measurement]:
     """Micro measurements of spawn: each runtime's µs per process at `procs`, over three repetitions."""
     return [
@@ -498,6 +508,17 @@ def test_the_findings_suite_measures_only_what_the_testable_findings_compare():
     assert " ".join(items["spawn"].argv()) == spawn
     lacking = " ".join(made.lacking)
     assert "T-Tab7-b: thesis-userinfo needs 65 cores, 2 here" in lacking and "V-Fig5-f" in lacking
+    # A test of another suite's points is named with the cores it lacks, or the suite it needs:
+    # never dropped from both the plan and this list.
+    assert "H-4.2-b: honours-long needs 5 cores, 2 here" in lacking
+    assert "V-Fig4a-b: spawn's points it reads are the quick or paper suite's" in lacking
+    planned = {finding for item in made.items for finding in item.findings}
+    dropped = [
+        f.id
+        for f in catalog.load()
+        if not f.untestable and f.id not in planned and not any(line.startswith(f"{f.id}: ") for line in made.lacking)
+    ]
+    assert not dropped, dropped
     assert not any(item.kind == "capacity" for item in made.items)
     assert sum(findings_suite.estimate_s(item) for item in made.items) < 110 * 60  # within 120 min, built
 

@@ -67,18 +67,27 @@ def plan(findings: list[Finding], machine: int, repeat: int = 3) -> Plan:
         if finding.not_here:
             lacking.append(f"{finding.id}: {finding.not_here}")
             continue
+        before, elsewhere, suited = len(lacking), [], False
         for test in finding.tests:
             if test.not_here:
                 lacking.append(f"{finding.id}: {test.not_here}")
-            if test.not_here or test.kind not in SUITED or FINDINGS not in catalog.suites_measuring(test):
+            if test.not_here or test.kind not in SUITED:
                 continue
             budgets = _budgets(test, machine)
             engine = 0 if test.kind == "micro" or test.shared_cores else 1
             if max(budgets) + engine > machine:
                 lacking.append(f"{finding.id}: {test.experiment} needs {max(budgets) + engine} cores, {machine} here")
                 continue
+            if FINDINGS not in catalog.suites_measuring(test):
+                elsewhere.append(test)
+                continue
             sized = dataclasses.replace(test, cpus=budgets, repetitions=min(test.repetitions or repeat, repeat))
             needed.setdefault((test.kind, test.experiment), []).append((sized, finding.id))
+            suited = True
+        if elsewhere and len(lacking) == before and not suited:
+            # Its points are another suite's, and not scaled into this one: said, not dropped.
+            suites = " or ".join(catalog.suites_measuring(elsewhere[0])) or "no"
+            lacking.append(f"{finding.id}: {elsewhere[0].experiment}'s points it reads are the {suites} suite's")
     items = []
     for (kind, experiment), tests in sorted(needed.items()):
         if kind == "micro":
@@ -177,7 +186,7 @@ def show(made: Plan, console: Console) -> None:
         "(their builds and checks included), the others estimated (builds and checks aside)"
     )
     if made.lacking:
-        console.line("\nnot measurable on this machine:")
+        console.line("\nnot measured by this suite on this machine:")
         for line in made.lacking:
             console.line(f"  {line}")
 

@@ -209,7 +209,10 @@ def _unmeasured(measured: list[Cell], test: Test) -> str:
     if not any(test.matches(c.point) for c in measured):
         if not suites_measuring(test):
             return f"no suite measures {_label(test.where)}"
-        return f"needs {_label(test.where)}, which the {_suite(test)} suite measures: {_command(test, _suite(test))}"
+        measures = (
+            f"needs {_label(test.where)}, which the {_suite(test)} suite measures: {_command(test, _suite(test))}"
+        )
+        return measures + _cores_lacking(test)
     wanted = "every budget" if test.cpus is None else "cpus=" + ",".join(map(str, test.cpus))
     have = sorted({c.cpus for c in measured if _own(c, test)})
     if test.shared_cores:
@@ -223,6 +226,14 @@ def _unmeasured(measured: list[Cell], test: Test) -> str:
         return f"needs {wanted}, which this machine has: {shown} in the runs read: {_command(test, _suite(test))}"
     own = " and a core for the load engine" if engine else ""
     return f"needs {wanted} on cores of its own{own}; {shown} here: {_command(test)} on a machine with the cores"
+
+
+def _cores_lacking(test: Test) -> str:
+    """Where a test's budgets and the load engine's core are more than this machine has: how many
+    the command needs ("" where it has them)."""
+    engine = 0 if test.kind == "micro" else 1
+    needed, here = max(test.cpus or (1,)) + engine, len(cores.machine_cores())
+    return f" on a machine of {needed} cores or more, {here} here" if needed > here else ""
 
 
 def _unstood(test: Test) -> str:
