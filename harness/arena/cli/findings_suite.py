@@ -74,9 +74,9 @@ def plan(findings: list[Finding], machine: int, repeat: int = 3) -> Plan:
             if test.not_here or test.kind not in SUITED:
                 continue
             budgets = _budgets(test, machine)
-            engine = 0 if test.kind == "micro" or test.shared_cores else 1
-            if max(budgets) + engine > machine:
-                lacking.append(f"{finding.id}: {test.experiment} needs {max(budgets) + engine} cores, {machine} here")
+            needed_cores = max(budgets) + test.engine_cores()
+            if needed_cores > machine:
+                lacking.append(f"{finding.id}: {test.experiment} needs {needed_cores} cores, {machine} here")
                 continue
             if FINDINGS not in catalog.suites_measuring(test):
                 elsewhere.append(test)

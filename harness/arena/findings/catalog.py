@@ -44,6 +44,12 @@ class Test:
     not_here: str = ""  # a condition no run here meets: the test is never made
     published: list[Published] = field(default_factory=list)  # the seed's values of `metric`
 
+    def engine_cores(self) -> int:
+        """The cores its load engine needs of its own: one beside an HTTP server, none where the
+        finding lets it share the server's, nor for a micro-benchmark (its program is the whole
+        measurement)."""
+        return 0 if self.kind == "micro" or self.shared_cores else 1
+
     def matches(self, point: dict) -> bool:
         return all(point.get(name) in [value, *_listed(value)] for name, value in self.where.items())
 

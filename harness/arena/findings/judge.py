@@ -220,7 +220,7 @@ def _unmeasured(measured: list[Cell], test: Test) -> str:
             f"needs {wanted}, on cores it may share with a load engine that takes at most {SHARED_ENGINE:.0%} of "
             f"one; measured at cpus={','.join(map(str, have)) or 'none'} so: {_command(test, _suite(test))}"
         )
-    engine = _engine_cores(test)
+    engine = test.engine_cores()
     shown = f"measured at cpus={','.join(map(str, have)) or 'none'}"
     if test.cpus is not None and max(test.cpus) + engine <= len(cores.machine_cores()):
         return f"needs {wanted}, which this machine has: {shown} in the runs read: {_command(test, _suite(test))}"
@@ -231,14 +231,8 @@ def _unmeasured(measured: list[Cell], test: Test) -> str:
 def _cores_lacking(test: Test) -> str:
     """Where a test's budgets and the load engine's core are more than this machine has: how many
     the command needs ("" where it has them)."""
-    needed, here = max(test.cpus or (1,)) + _engine_cores(test), len(cores.machine_cores())
+    needed, here = max(test.cpus or (1,)) + test.engine_cores(), len(cores.machine_cores())
     return f" on a machine of {needed} cores or more, {here} here" if needed > here else ""
-
-
-def _engine_cores(test: Test) -> int:
-    """The cores a test's load engine needs of its own: one beside an HTTP server, none for a
-    micro-benchmark (its program is the whole measurement)."""
-    return 0 if test.kind == "micro" else 1
 
 
 def _unstood(test: Test) -> str:
