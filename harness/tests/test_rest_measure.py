@@ -13,15 +13,21 @@ from arena.frame.starts import Starts, start_settings
 from arena.host.process import free_port, running
 from arena.impls import catalog
 from arena.kind import Task
+from arena.measured.export import counted_values
 from arena.measured.measurement import Outcome
 from arena.rest import measure
-from arena.rest.result import HttpResult
+from arena.rest.result import HttpResult, counted
 from arena.rest.scenarios import Point, Scenario
 from conftest import needs_engine, write_manifest
 
 
 def fixed_point(
-    requests: int, max_s: float = 4, slice_s: float = 0.4, rps_tolerance: float = 0.05, path: str = "/work"
+    requests: int,
+    max_s: float = 4,
+    slice_s: float = 0.4,
+    rps_tolerance: float = 0.05,
+    path: str = "/work",
+    count_unsteady: bool = False,
 ) -> Point:
     scenario = Scenario(
         id="fake-work",
@@ -36,6 +42,7 @@ def fixed_point(
                 # Three slices must agree: this server's batches are a few tens of ms, noisy enough
                 # that two agree by chance before it is fast.
                 "warmup": {"slice_s": slice_s, "max_s": max_s, "window": 3, "rps_tolerance": rps_tolerance},
+                "count_unsteady": count_unsteady,
             }
         },
     )
@@ -108,6 +115,16 @@ def test_a_server_that_never_settles_is_flagged_unsteady(tmp_path):
     # Bounded: no batch of the warm-up starts past max_s (an ever slower server makes each one
     # longer than the last, so the last may end later).
     assert m.payload.warmup["slices"][-1]["seconds"] <= 2
+
+
+@needs_engine
+def test_a_point_that_counts_unsteady_repetitions_flags_them_never_steady_and_counts_them(tmp_path):
+    drifting = catalog.parse(write_manifest(tmp_path, "drifting", extra_env=', FAKE_DRIFT = "1"'))
+    point = fixed_point(100, max_s=2, count_unsteady=True)
+    m = measured(Task("http", drifting, point, 1, 0, 1.0), loadgen.Loadgen())
+    assert m.measured and m.flags == ["never-steady"], m.flags
+    assert m.payload.warmup["classification"] == "no steady state"
+    assert counted(m) and counted_values([m], "rps") == [m.payload.metrics["rps"]]
 
 
 def test_the_cold_start_of_a_slow_starter_is_timed_within_a_tenth_of_a_second(tmp_path):

@@ -70,6 +70,9 @@ def test_unknown_names_and_bad_files_are_clear_errors(tmp_path):
     )
     with pytest.raises(ScenarioError, match=r"broken.toml \[quick\]: no points"):
         scenarios.parse(bad)
+    bad.write_text(bad.read_text().replace("points = []", 'points = [{ users = 1 }]\ncount_unsteady = "yes"'))
+    with pytest.raises(ScenarioError, match=r"broken.toml \[quick\]: count_unsteady is true or false"):
+        scenarios.parse(bad)
 
 
 def test_a_closed_models_ceiling_is_its_users_cycles():

@@ -14,6 +14,7 @@ class Flag(StrEnum):
     SHARED_CORES = "shared-cores"
     FAILED = "failed"
     UNSTEADY = "unsteady"
+    NEVER_STEADY = "never-steady"
     MEMORY_GROWS = "memory-grows"
     P99_DRIFTS = "p99-drifts"
     CUT_SHORT = "cut-short"

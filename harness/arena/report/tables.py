@@ -41,6 +41,11 @@ FLAGS: dict[Flag, str] = {
         "a warm-up did not become steady within its bound: a REST point leaves those repetitions out of its "
         "medians; a micro-benchmark cell keeps them (see its warm-up table)"
     ),
+    Flag.NEVER_STEADY: (
+        "a warm-up did not become steady within its bound at a point whose profile counts it anyway "
+        "(`count_unsteady`: past a server's limit its load oscillates and no steady state comes, while the seed "
+        "counted its whole run): in the medians, its warm-up in the notes (spec/scenarios/README.md)"
+    ),
 }
 CELLS = "Cells: median over repetitions ± half-width of the 95% confidence interval of the mean (Student's t)."
 ONCE = f"{NO_INTERVAL}: a cell marked (n=1) rests on one repetition, which has no spread to build an interval from"

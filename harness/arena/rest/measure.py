@@ -91,7 +91,7 @@ def measure(
     if run.busy(len(engine_cores)) > ENGINE_BUSY_MAX:
         flags.append(Flag.ENGINE_BOUND)
     if warm is not None and not warm.steady:
-        flags.append(Flag.UNSTEADY)
+        flags.append(Flag.NEVER_STEADY if point.counts_unsteady() else Flag.UNSTEADY)
     attempt.versions["engine"] = run.version
     result = HttpResult(
         metrics=metrics,

@@ -122,6 +122,12 @@ class Point:
             return None
         return Rule(**{**WARMUP[self.suite], **self.profile().get("warmup", {})})
 
+    def counts_unsteady(self) -> bool:
+        """Whether a repetition whose warm-up never became steady counts (`count_unsteady`): at a
+        point past some server's limit, where its load oscillates and no steady state comes, as a
+        seed that counted its whole run counted it."""
+        return self.profile().get("count_unsteady", False)
+
     def engine_scenario(
         self, port: int, cpus: int, users_csv: Path | None, max_duration_s: float | None, host: str = "127.0.0.1"
     ) -> dict:
@@ -195,6 +201,8 @@ def parse(path: Path) -> Scenario:
             if warmup != COLD and (not isinstance(warmup, dict) or set(warmup) - WARMUP_KEYS):
                 keys = ", ".join(sorted(WARMUP_KEYS))
                 raise ScenarioError(f'{path.name} [{suite}]: warmup is a table of {keys}, or "{COLD}"')
+            if not isinstance(own.get("count_unsteady", False), bool):
+                raise ScenarioError(f"{path.name} [{suite}]: count_unsteady is true or false")
             timeout = own.get("timeout_ms", TIMEOUT_MS)
             if not isinstance(timeout, int) or timeout <= 0:
                 raise ScenarioError(f"{path.name} [{suite}]: timeout_ms is a positive whole number of milliseconds")
