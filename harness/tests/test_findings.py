@@ -476,21 +476,21 @@ def test_the_honours_findings_read_only_their_own_profiles_points_and_a_series_s
 
 
 @pytest.mark.parametrize(
-    ("flags", "engine_share", "allowed", "own"),
+    ("flags", "busy", "allowed", "own"),
     [
         (frozenset(), None, "", True),
-        (frozenset({"shared-cores"}), 0.02, "", False),  # the finding does not allow it
-        (frozenset({"shared-cores"}), 0.02, "ab shared the host", True),
-        (frozenset({"shared-cores"}), 0.2, "ab shared the host", False),  # the engine took a fifth of a core
+        (frozenset({"shared-cores"}), 0.1, "", False),  # the finding does not allow it
+        (frozenset({"shared-cores"}), 0.1, "ab shared the host", True),
+        (frozenset({"shared-cores"}), 0.6, "ab shared the host", False),  # the cores were busy: they competed
         (frozenset({"shared-cores"}), None, "ab shared the host", False),  # unknown: not the server's for sure
     ],
 )
-def test_shared_cores_count_only_where_the_finding_allows_them_and_the_engine_took_next_to_nothing(
-    flags, engine_share, allowed, own
+def test_shared_cores_count_only_where_the_finding_allows_them_and_server_and_engine_left_them_mostly_idle(
+    flags, busy, allowed, own
 ):
     (b_ab2,) = finding("B-ab2").tests
     test = dataclasses.replace(b_ab2, shared_cores=allowed)
-    shared = Cell("node", {"requests": 10000}, 2, Value(470, 460, 480, 3), 3, 0, flags, engine_share)
+    shared = Cell("node", {"requests": 10000}, 2, Value(470, 460, 480, 3), 3, 0, flags, busy)
     assert judge_module._own(shared, test) is own
 
 
@@ -511,7 +511,13 @@ def test_the_findings_suite_measures_only_what_the_testable_findings_compare():
     # A test of another suite's points is named with the cores it lacks, or the suite it needs:
     # never dropped from both the plan and this list.
     assert "H-4.2-b: honours-long needs 5 cores, 2 here" in lacking
-    assert "V-Fig4a-b: spawn's points it reads are the quick or paper suite's" in lacking
+    assert "V-Fig4a-b" in items["spawn"].findings  # bytes per process at 3,000,000, not a search
+    (bytes_,) = finding("V-Fig4a-b").tests
+    searched = dataclasses.replace(bytes_, metric="max_procs", higher_is_better=True, where={"procs": "max"})
+    elsewhere = dataclasses.replace(finding("V-Fig4a-b"), tests=[searched])
+    assert findings_suite.plan([elsewhere], machine=2).lacking == [
+        "V-Fig4a-b: spawn's points it reads are the quick or paper suite's"
+    ]
     planned = {finding for item in made.items for finding in item.findings}
     dropped = [
         f.id

@@ -83,10 +83,13 @@ def separated(a: Value, b: Value, higher_is_better: bool, least: float = SMALLES
     return 0
 
 
-def _engine_share(values: dict) -> float | None:
-    """The share of a core a REST repetition's engine used over its window; None elsewhere."""
-    elapsed, cpu = values.get("elapsed_s"), values.get("engine_cpu_s")
-    return cpu / elapsed if isinstance(elapsed, int | float) and elapsed > 0 and cpu is not None else None
+def _busy(values: dict, cpus: int) -> float | None:
+    """The share of its budget's cores that a REST repetition's server and engine used together
+    over its window (where they shared those cores); None elsewhere."""
+    elapsed, engine, server = values.get("elapsed_s"), values.get("engine_cpu_s"), values.get("server_cpu_s")
+    if not isinstance(elapsed, int | float) or elapsed <= 0 or engine is None or server is None:
+        return None
+    return (engine + server) / (elapsed * cpus)
 
 
 @dataclass(frozen=True)
@@ -100,7 +103,7 @@ class Cell:
     repetitions: int
     failed: int  # repetitions that produced no measurement: failed, or not run after a smaller point failed
     flags: frozenset[str]
-    engine_share: float | None = None  # the most of a core the load engine used in one repetition (REST)
+    busy: float | None = None  # the most of its cores that server and engine used in one repetition (REST)
     numbers: tuple[float, ...] = ()  # the metric of each repetition that counts, as measured
 
 
@@ -132,6 +135,6 @@ class Index:
                     value, ceiling=statistics.median(shares), ceiling_why=why, ceiling_rps=limit
                 )
             failed = sum(1 for m in group if not m.measured)
-            engine = max((share for v in exported if (share := _engine_share(v)) is not None), default=None)
-            found.append(Cell(impl, json.loads(point), cpus, value, len(group), failed, flags, engine, tuple(numbers)))
+            busy = max((share for v in exported if (share := _busy(v, cpus)) is not None), default=None)
+            found.append(Cell(impl, json.loads(point), cpus, value, len(group), failed, flags, busy, tuple(numbers)))
         return found

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from arena.measured.flags import Flag
 from arena.measured.measurement import Measurement, payload
 
+HISTOGRAM_RESOLUTION = 0.001  # the share within which the engine's histograms tell two latencies apart
+
 
 @payload
 @dataclass(frozen=True)
@@ -54,7 +56,12 @@ class HttpResult:
         }
         # A count tells values apart only to one of it: ten requests is ten give or take one.
         flat |= {f"{name}_resolution": 1 / count for name, count in self._counts().items() if count}
+        # A latency percentile is the engine's histogram's, to its 3 significant digits (loadgen/README.md).
+        flat |= {name + "_resolution": HISTOGRAM_RESOLUTION for name in self._percentiles()}
         return flat
+
+    def _percentiles(self) -> list[str]:
+        return [name for name in self.metrics if name.startswith("p") and name.endswith("_ms")] + ["max_ms"]
 
     def _counts(self) -> dict[str, int]:
         """The count each counted number rests on: requests for their rate, answers for theirs."""
