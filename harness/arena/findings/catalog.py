@@ -37,7 +37,7 @@ class Test:
     stand_in: str = ""  # ...and why another keeps the seed's regime: without it, only the seed's point is judged
     cpus: tuple[int, ...] | None = (1,)  # None: every budget measured on cores of its own
     differs: str = ""  # a condition of the seed this test does not share
-    shared_cores: str = ""  # why a budget whose cores the engine shared may be judged (judge.SHARED_BUSY)
+    shared_cores: str = ""  # why a budget whose cores the engine shared may be judged (judge.SHARED_LOSS)
     least_cases: int = 1  # a claim made in every condition agrees only on this many cases measured
     beside: str = ""  # what a test shown beside the verdict, and not deciding it, adds (e.g. warmed runs)
     repetitions: int | None = None  # fewer than the suite's where one is enough (a count of events)

@@ -83,13 +83,15 @@ def separated(a: Value, b: Value, higher_is_better: bool, least: float = SMALLES
     return 0
 
 
-def _busy(values: dict, cpus: int) -> float | None:
-    """The share of its budget's cores that a REST repetition's server and engine used together
-    over its window (where they shared those cores); None elsewhere."""
+def lost_to_engine(values: dict, cpus: int) -> float | None:
+    """The share of its budget's cores' time that a REST repetition's server may have lost to a load
+    engine sharing them: the engine's share of that time, while the server wanted it (the product
+    of the two shares: a core the engine holds delays the server only when it needs one). None
+    where it is not known."""
     elapsed, engine, server = values.get("elapsed_s"), values.get("engine_cpu_s"), values.get("server_cpu_s")
     if not isinstance(elapsed, int | float) or elapsed <= 0 or engine is None or server is None:
         return None
-    return (engine + server) / (elapsed * cpus)
+    return (engine / (elapsed * cpus)) * min(1.0, server / (elapsed * cpus))
 
 
 @dataclass(frozen=True)
@@ -103,7 +105,7 @@ class Cell:
     repetitions: int
     failed: int  # repetitions that produced no measurement: failed, or not run after a smaller point failed
     flags: frozenset[str]
-    busy: float | None = None  # the most of its cores that server and engine used in one repetition (REST)
+    lost_to_engine: float | None = None  # the most of its cores' time a repetition may have lost to the engine (REST)
     numbers: tuple[float, ...] = ()  # the metric of each repetition that counts, as measured
 
 
@@ -135,6 +137,6 @@ class Index:
                     value, ceiling=statistics.median(shares), ceiling_why=why, ceiling_rps=limit
                 )
             failed = sum(1 for m in group if not m.measured)
-            busy = max((share for v in exported if (share := _busy(v, cpus)) is not None), default=None)
-            found.append(Cell(impl, json.loads(point), cpus, value, len(group), failed, flags, busy, tuple(numbers)))
+            engine = max((lost for v in exported if (lost := lost_to_engine(v, cpus)) is not None), default=None)
+            found.append(Cell(impl, json.loads(point), cpus, value, len(group), failed, flags, engine, tuple(numbers)))
         return found
