@@ -46,10 +46,14 @@ class DelayProxy:
         return urlunsplit(parts._replace(netloc=netloc))
 
     async def _stop(self) -> None:
+        """Closes the listener and every connection it holds, and waits until their tasks have
+        ended: a task the loop still held when it closed would be reported, with a traceback."""
         assert self._server is not None
         self._server.close()
-        for task in asyncio.all_tasks() - {asyncio.current_task()}:
+        tasks = asyncio.all_tasks() - {asyncio.current_task()}
+        for task in tasks:
             task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
         await self._server.wait_closed()
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
