@@ -284,6 +284,18 @@ def test_a_finding_no_measurement_can_test_says_why_and_one_no_run_here_can_says
     assert cores.verdict is Verdict.NOT_TESTED and "--cpus 64" in cores.because()
 
 
+def test_a_test_along_cores_measured_on_the_budgets_this_machine_allows_says_how_many_the_rest_need(monkeypatch):
+    monkeypatch.setattr(judge_module.cores, "machine_cores", lambda: [0, 1])
+    payload = HttpResult({"p50_ms": 0.3}, {}, [], 1.0, 2048, 0.1)
+    point = json.dumps({"users": 4000})
+    one_core = [
+        Measurement("http", "go", "thesis-userinfo", point, 1, i, Outcome.MEASURED, payload=payload) for i in range(3)
+    ]
+    said = judge(Index(one_core), finding("T-Fig4-b"))  # Go's p50 at one core against two, with the engine's own
+    assert said.verdict is Verdict.NOT_TESTED
+    assert said.because().endswith("cpus=2 needs measuring on a machine of 3 cores or more, 2 here"), said.because()
+
+
 def test_a_test_of_another_suites_points_on_more_cores_than_here_says_how_many(monkeypatch):
     monkeypatch.setattr(judge_module.cores, "machine_cores", lambda: [0, 1])
     payload = HttpResult({"mean_ms": 900.0}, {}, [], 1.0, 2048, 0.1)

@@ -119,6 +119,9 @@ def _tested(index: Index, test: Test) -> Tested:
         )
     verdict = combined([s.verdict for s in cases], test.least_cases)
     reason = "; ".join(s.because for s in cases) if verdict is Verdict.NOT_TESTED else ""
+    unmeasured = sorted(set(test.cpus or ()) - {c.cpus for c in cells})
+    if verdict is Verdict.NOT_TESTED and unmeasured and (lacking := _cores_lacking(test)):
+        reason += f"; cpus={','.join(map(str, unmeasured))} needs measuring{lacking}"
     if verdict is Verdict.NOT_TESTED and any(s.verdict is Verdict.AGREES for s in cases):
         reason = (
             f"the seed claims it in every condition: agreement needs {test.least_cases} cases, "
