@@ -249,7 +249,8 @@ defmodule MicroTest do
     end
   end
 
-  # Every process of an iteration is gone when it returns.
+  # Every process of an iteration is gone when it returns. At most as many as before: a process
+  # of an earlier test may still have been exiting when they were counted.
   test "no process outlives its bench" do
     {:ok, _, opts} = Micro.parse(~w(pingpong --mode copy --size 100 --rounds 20 --procs 50))
     opts = %{opts | pairs: 3, seconds: 0.01}
@@ -259,6 +260,6 @@ defmodule MicroTest do
       assert {:ok, _} = Micro.Bench.run(bench, opts)
     end
 
-    assert :erlang.system_info(:process_count) == before
+    assert :erlang.system_info(:process_count) <= before
   end
 end
