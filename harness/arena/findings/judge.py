@@ -227,11 +227,10 @@ def _unmeasured(measured: list[Cell], test: Test) -> str:
             f"{SHARED_LOSS:.0%} of their time; measured at cpus={','.join(map(str, have)) or 'none'} so: "
             f"{_command(test, _suite(test))}"
         )
-    engine = test.engine_cores()
     shown = f"measured at cpus={','.join(map(str, have)) or 'none'}"
-    if test.cpus is not None and max(test.cpus) + engine <= len(cores.machine_cores()):
+    if test.cpus is not None and not _cores_lacking(test):
         return f"needs {wanted}, which this machine has: {shown} in the runs read: {_command(test, _suite(test))}"
-    own = " and a core for the load engine" if engine else ""
+    own = " and a core for the load engine" if test.engine_cores() else ""
     return f"needs {wanted} on cores of its own{own}; {shown} here: {_command(test)} on a machine with the cores"
 
 

@@ -137,6 +137,6 @@ class Index:
                     value, ceiling=statistics.median(shares), ceiling_why=why, ceiling_rps=limit
                 )
             failed = sum(1 for m in group if not m.measured)
-            engine = max((lost for v in exported if (lost := lost_to_engine(v, cpus)) is not None), default=None)
-            found.append(Cell(impl, json.loads(point), cpus, value, len(group), failed, flags, engine, tuple(numbers)))
+            lost = max((share for v in exported if (share := lost_to_engine(v, cpus)) is not None), default=None)
+            found.append(Cell(impl, json.loads(point), cpus, value, len(group), failed, flags, lost, tuple(numbers)))
         return found
