@@ -246,7 +246,10 @@ ring(#{procs := Procs, rounds := Rounds} = Opts) ->
         [Main],
         lists:seq(2, Procs)
     ),
-    await_ready(lists:droplast(Nodes)),
+    %% In the order they were spawned, the order their messages arrive: each
+    %% receive then finds its own at the mailbox's head, where the reverse order
+    %% scans the whole mailbox for each (50,000 processes: 11 s, not 0.1 s).
+    await_ready(lists:reverse(lists:droplast(Nodes))),
     First = hd(Nodes),
     T0 = clock(),
     First ! {token, 0, Make(0)},

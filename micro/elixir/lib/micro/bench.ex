@@ -286,7 +286,10 @@ defmodule Micro.Bench do
         [node | acc]
       end)
 
-    await_ready(List.delete_at(nodes, -1))
+    # In the order they were spawned, the order their messages arrive: each receive then finds
+    # its own at the mailbox's head, where the reverse order scans the whole mailbox for each
+    # (50,000 processes: 11 s, not 0.1 s).
+    nodes |> List.delete_at(-1) |> Enum.reverse() |> await_ready()
     first = hd(nodes)
     t0 = clock()
     send(first, {:token, 0, make.(0)})
