@@ -24,6 +24,7 @@ from arena.findings.values import Cell, Index, Value, lost_to_engine, separated,
 from arena.findings.verdict import Tally, Verdict, combined
 from arena.measured import store as store_module
 from arena.measured.measurement import Measurement, Outcome
+from arena.measured.stats import log_interval, summarize
 from arena.measured.store import Store
 from arena.micro.result import ProgramRun
 from arena.paths import SPEC
@@ -212,6 +213,13 @@ def test_a_count_is_known_to_one_of_it():
     eleven = value_of([11.0, 11.0, 11.0], bounded=False, higher_is_better=True, resolution=1 / 11)
     assert ten.low == pytest.approx(10 / 1.1) and ten.high == pytest.approx(11)
     assert separated(eleven, ten, higher_is_better=True) == 0
+
+
+def test_a_positive_metric_has_its_geometric_interval_and_the_rest_their_means():
+    latency = value_of([364.799, 142.591, 308.735], bounded=False, higher_is_better=False)
+    assert (latency.low, latency.high) == log_interval([364.799, 142.591, 308.735]) and latency.median == 308.735
+    errors = value_of([0.0, 2.0, 4.0], bounded=False, higher_is_better=False)
+    assert (errors.low, errors.high) == (summarize([0.0, 2.0, 4.0]).ci_low, summarize([0.0, 2.0, 4.0]).ci_high)
 
 
 def edges(by_impl: dict[str, list[float]], workload: str = "json") -> list[Measurement]:

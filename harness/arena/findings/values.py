@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from arena.measured.export import counted_values, values_of
 from arena.measured.flags import Flag
 from arena.measured.measurement import Measurement
-from arena.measured.stats import NO_INTERVAL, SMALLEST_CHANGE, summarize
+from arena.measured.stats import NO_INTERVAL, SMALLEST_CHANGE, log_interval, summarize
 
 # The metrics a point's ceiling bounds (rest/ceiling.py): the requests it answered, and their rate.
 CEILED = {"ok_requests", "requests", "rps", "ok_rps"}
@@ -59,12 +59,16 @@ def _number(x: float) -> str:
 
 def value_of(numbers: list[float], bounded: bool, higher_is_better: bool, resolution: float = 0.0) -> Value:
     """The numbers' median and 95% interval, never narrower than `resolution` either side of the
-    median: repetitions that all count ten requests say ten give or take one, not exactly ten."""
+    median: repetitions that all count ten requests say ten give or take one, not exactly ten.
+    Positive numbers get the geometric mean's interval (stats.log_interval): the rules compare by
+    ratios, and a latency's interval has no business below zero."""
     summary = summarize(numbers)
     # One repetition has no interval; a rule takes it only as an engine's bound (rules.Case.value),
     # whose open side is the claim: at least the value measured.
     low = summary.ci_low if summary.ci_low is not None else summary.median
     high = summary.ci_high if summary.ci_high is not None else summary.median
+    if (geometric := log_interval(numbers)) is not None:
+        low, high = geometric
     if summary.ci_low is not None and resolution > 0:
         low, high = min(low, summary.median / (1 + resolution)), max(high, summary.median * (1 + resolution))
     if bounded:  # engine-bound: the server's own number is beyond what was measured
