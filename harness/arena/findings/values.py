@@ -22,7 +22,7 @@ CEILED = {"ok_requests", "requests", "rps", "ok_rps"}
 
 @dataclass(frozen=True)
 class Value:
-    """A metric over repetitions: its median and the 95% interval of its mean. Where the load
+    """A metric over repetitions: its median and its 95% interval (value_of). Where the load
     engine was the limit (`bounded`), the number says only that the server did at least as well:
     the interval is open on that side."""
 
