@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from arena.console import Console
+from arena.errors import UsageError
 from arena.findings import catalog
 from arena.findings.catalog import OPTION, PLANNED, Finding, Test
 from arena.host import cores
@@ -20,10 +22,15 @@ from arena.kind import COMMANDS, FINDINGS, MICRO, REST
 from arena.measured.store import Run, Store
 from arena.micro import plan as micro_plan
 from arena.micro import suite as micro_suite
+from arena.paths import SPEC
 from arena.rest import plan as rest_plan
 from arena.rest import scenarios
 
 SUITED = (REST, MICRO)  # the kinds whose profiles have the findings' points
+# How long each run of the suite took on the reference machine, for a machine that has not run it.
+REFERENCE = SPEC / "findings-times.toml"
+ON_REFERENCE = "as on the reference machine"
+ESTIMATED = "estimated"
 
 
 @dataclass(frozen=True)
@@ -152,15 +159,28 @@ def estimate_s(item: Item) -> float:
     return each * len(item.impls) * item.repeat
 
 
-def expected_s(item: Item) -> tuple[float, Run | None]:
-    """How long the item's run takes: as long as its newest run of the same plan took here, start
-    to finish (its builds and checks too), and that run; else by the kinds' estimates, which know
-    a window's length but not how long a queue drains or a thousand threads take to start."""
+def expected_s(item: Item) -> tuple[float, str]:
+    """How long the item's run takes, and how that is known: as long as its newest run of the same
+    plan took here, start to finish (its builds and checks too); else as long as it took on the
+    reference machine (REFERENCE); else by the kinds' estimates, which know a window's length but
+    not how long a queue drains or a thousand threads take to start."""
     asked = {"impl": list(item.impls), "cpus": list(item.cpus), "repeat": item.repeat}
     for run in _runs_of(item):
         if run.finished is not None and all(run.plan.get(key) == value for key, value in asked.items()):
-            return run.finished - run.started, run
-    return estimate_s(item), None
+            return run.finished - run.started, f"as run {run.name} took here"
+    minutes = reference_minutes().get(" ".join(item.argv()))
+    if minutes is not None:
+        return minutes * 60, ON_REFERENCE
+    return estimate_s(item), ESTIMATED
+
+
+def reference_minutes() -> dict[str, float]:
+    """Each run's minutes on the reference machine, by its command line (REFERENCE)."""
+    try:
+        minutes = tomllib.loads(REFERENCE.read_text(encoding="utf-8"))["minutes"]
+        return {str(argv): float(value) for argv, value in minutes.items()}
+    except (OSError, tomllib.TOMLDecodeError, KeyError, TypeError, ValueError, AttributeError) as err:
+        raise UsageError(f"{REFERENCE.name}: {err}") from None
 
 
 def _window_s(model: dict) -> float | None:
@@ -173,17 +193,17 @@ def _window_s(model: dict) -> float | None:
 
 def show(made: Plan, console: Console) -> None:
     """The plan: each run with the findings it serves and its time, then what this machine lacks."""
-    total, timed = 0.0, 0
+    total, sources = 0.0, []
     for i, item in enumerate(made.items, 1):
-        seconds, measured = expected_s(item)
+        seconds, how = expected_s(item)
         total += seconds
-        timed += measured is not None
-        how = f"as run {measured.name} took here" if measured else "estimated"
+        sources.append("here" if how not in (ON_REFERENCE, ESTIMATED) else how)
         console.line(f"[{i}/{len(made.items)}] {item.shown()}  (~{seconds / 60:.0f} min, {how})")
         console.line(f"        for {', '.join(item.findings)}")
     console.line(
-        f"about {total / 60:.0f} min: {timed} of {len(made.items)} runs as long as they took here last "
-        "(their builds and checks included), the others estimated (builds and checks aside)"
+        f"about {total / 60:.0f} min: {sources.count('here')} of {len(made.items)} runs as long as they took here "
+        f"last, {sources.count(ON_REFERENCE)} as on the reference machine (both with their builds and checks), "
+        f"{sources.count(ESTIMATED)} estimated (builds and checks aside)"
     )
     if made.lacking:
         console.line("\nnot measured by this suite on this machine:")
