@@ -609,10 +609,9 @@ def test_the_plan_times_a_run_as_it_took_here_else_as_on_the_reference_machine_e
     assert how == "as run same-plan took here" and abs(seconds - 600) < 1e-6
     reference = findings_suite.reference_minutes()[" ".join(second.argv())]
     assert findings_suite.expected_s(second) == (reference * 60, findings_suite.ON_REFERENCE)
-    monkeypatch.setattr(findings_suite, "reference_minutes", lambda: {})
-    assert findings_suite.expected_s(second) == (findings_suite.estimate_s(second), findings_suite.ESTIMATED)
-    monkeypatch.undo()
-    monkeypatch.setattr(store_module, "RESULTS", tmp_path)
+    with monkeypatch.context() as unmeasured:
+        unmeasured.setattr(findings_suite, "reference_minutes", lambda: {})
+        assert findings_suite.expected_s(second) == (findings_suite.estimate_s(second), findings_suite.ESTIMATED)
     findings_suite.show(made, Console())
     out = capsys.readouterr().out
     assert "(~10 min, as run same-plan took here)" in out and f"1 of {len(made.items)} runs as long" in out

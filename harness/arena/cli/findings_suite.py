@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from arena.console import Console
 from arena.errors import UsageError
@@ -176,11 +178,17 @@ def expected_s(item: Item) -> tuple[float, str]:
 
 def reference_minutes() -> dict[str, float]:
     """Each run's minutes on the reference machine, by its command line (REFERENCE)."""
+    return _reference(REFERENCE)
+
+
+@functools.cache
+def _reference(path: Path) -> dict[str, float]:
+    """Read once: the plan and the suite's ETA ask for every run."""
     try:
-        minutes = tomllib.loads(REFERENCE.read_text(encoding="utf-8"))["minutes"]
+        minutes = tomllib.loads(path.read_text(encoding="utf-8"))["minutes"]
         return {str(argv): float(value) for argv, value in minutes.items()}
     except (OSError, tomllib.TOMLDecodeError, KeyError, TypeError, ValueError, AttributeError) as err:
-        raise UsageError(f"{REFERENCE.name}: {err}") from None
+        raise UsageError(f"{path.name}: {err}") from None
 
 
 def _window_s(model: dict) -> float | None:
@@ -197,11 +205,12 @@ def show(made: Plan, console: Console) -> None:
     for i, item in enumerate(made.items, 1):
         seconds, how = expected_s(item)
         total += seconds
-        sources.append("here" if how not in (ON_REFERENCE, ESTIMATED) else how)
+        sources.append(how)
         console.line(f"[{i}/{len(made.items)}] {item.shown()}  (~{seconds / 60:.0f} min, {how})")
         console.line(f"        for {', '.join(item.findings)}")
     console.line(
-        f"about {total / 60:.0f} min: {sources.count('here')} of {len(made.items)} runs as long as they took here "
+        f"about {total / 60:.0f} min: {len(sources) - sources.count(ON_REFERENCE) - sources.count(ESTIMATED)} of "
+        f"{len(made.items)} runs as long as they took here "
         f"last, {sources.count(ON_REFERENCE)} as on the reference machine (both with their builds and checks), "
         f"{sources.count(ESTIMATED)} estimated (builds and checks aside)"
     )

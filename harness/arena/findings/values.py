@@ -65,10 +65,10 @@ def value_of(numbers: list[float], bounded: bool, higher_is_better: bool, resolu
     summary = summarize(numbers)
     # One repetition has no interval; a rule takes it only as an engine's bound (rules.Case.value),
     # whose open side is the claim: at least the value measured.
-    low = summary.ci_low if summary.ci_low is not None else summary.median
-    high = summary.ci_high if summary.ci_high is not None else summary.median
-    if (geometric := log_interval(numbers)) is not None:
-        low, high = geometric
+    low, high = log_interval(numbers) or (
+        summary.ci_low if summary.ci_low is not None else summary.median,
+        summary.ci_high if summary.ci_high is not None else summary.median,
+    )
     if summary.ci_low is not None and resolution > 0:
         low, high = min(low, summary.median / (1 + resolution)), max(high, summary.median * (1 + resolution))
     if bounded:  # engine-bound: the server's own number is beyond what was measured
