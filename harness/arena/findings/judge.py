@@ -11,9 +11,9 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from arena.findings.catalog import KINDS, OPTION, Finding, Test, suites_measuring
-from arena.findings.rules import Case, Missing, Published, order_key, telling
+from arena.findings.rules import Case, Missing, Pooling, Published, order_key
 from arena.findings.values import Cell, Index
-from arena.findings.verdict import Said, Tally, Verdict, combined
+from arena.findings.verdict import Said, Tally, Verdict, combined, telling
 from arena.host import cores
 from arena.measured.flags import Flag
 from arena.measured.stats import SMALLEST_CHANGE
@@ -35,6 +35,7 @@ class Tested:
     reason: str = ""  # why not tested, with the command that would test it
     stand_in: str = ""  # the points it rests on when the seed's is not among them
     evidence: list[tuple[str, Case]] = field(default_factory=list)  # each case judged, by its label
+    pooled: Said | None = None  # the cases pooled, where one by one they left it undecided
 
     @property
     def tally(self) -> Tally:
@@ -53,8 +54,9 @@ class Judgement:
         return sum((t.tally for t in self.tests if not t.test.beside), Tally())
 
     def effect(self) -> str:
-        """The effect of the case that tells the verdict (rules.telling), among the deciding tests."""
-        cases = [s for t in self.tests if not t.test.beside for s in t.cases]
+        """The effect of the case that tells the verdict (verdict.telling), among the deciding tests:
+        a test decided by its cases pooled counts as that one case."""
+        cases = [s for t in self.tests if not t.test.beside for s in ([t.pooled] if t.pooled else t.cases)]
         return telling(cases, self.verdict).effect if cases else ""
 
     def because(self) -> str:
@@ -71,6 +73,8 @@ class Judgement:
                 parts.append(f"{where}: {t.reason}")
                 continue
             text = "; ".join(s.because for s in t.cases if s.verdict is not Verdict.NOT_TESTED)
+            if t.pooled:
+                text += f"; {t.pooled.because}"
             shared = f"shared cores allowed: {t.test.shared_cores}" if t.test.shared_cores else ""
             extra = "".join(f" ({note})" for note in (t.stand_in, t.test.differs, shared) if note)
             cases = f" [cases: {t.tally.show()}]" if t.tally.judged > 1 else ""
@@ -118,6 +122,8 @@ def _tested(index: Index, test: Test) -> Tested:
             f"whose regime they keep: {test.stand_in}"
         )
     verdict = combined([s.verdict for s in cases], test.least_cases)
+    pooled = _pooled(test, evidence, cases) if verdict is Verdict.NO_DIFFERENCE else None
+    verdict = pooled.verdict if pooled else verdict
     reason = "; ".join(s.because for s in cases) if verdict is Verdict.NOT_TESTED else ""
     unmeasured = sorted(set(test.cpus or ()) - {c.cpus for c in cells})
     if verdict is Verdict.NOT_TESTED and unmeasured and (lacking := _cores_lacking(test)):
@@ -127,7 +133,16 @@ def _tested(index: Index, test: Test) -> Tested:
             f"the seed claims it in every condition: agreement needs {test.least_cases} cases, "
             f"{Tally.of([s.verdict for s in cases]).agree} measured agree ({reason}): {_command(test)} at more points"
         )
-    return Tested(test, verdict, cases, reason, stand_in, evidence)
+    return Tested(test, verdict, cases, reason, stand_in, evidence, pooled)
+
+
+def _pooled(test: Test, evidence: list[tuple[str, Case]], cases: list[Said]) -> Said | None:
+    """The judged cases pooled (findings/pooled.py), where the rule pools and there are at least two
+    of them, and as many as a claim made in every condition needs."""
+    judged = [case for (_, case), said in zip(evidence, cases, strict=True) if said.verdict is not Verdict.NOT_TESTED]
+    if not isinstance(test.rule, Pooling) or len(judged) < max(2, test.least_cases):
+        return None
+    return test.rule.pool(judged)
 
 
 def _own(cell: Cell, test: Test) -> bool:

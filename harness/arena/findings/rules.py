@@ -9,10 +9,12 @@ import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
+from arena.findings import pooled
 from arena.findings.values import Cell, Value, separated
-from arena.findings.verdict import Said, Verdict, combined
+from arena.findings.verdict import Said, Verdict, combined, telling
+from arena.measured import stats
 from arena.measured.stats import NO_INTERVAL, SMALLEST_CHANGE, Summary, ratio
 
 # A side that reached this share of its point's ceiling was held there by the load (rest/ceiling.py).
@@ -88,6 +90,13 @@ class Rule(Protocol):
     def judge(self, case: Case) -> Said: ...
 
 
+@runtime_checkable
+class Pooling(Protocol):
+    """A rule whose cases, undecided one by one, can be pooled into one ratio (findings/pooled.py)."""
+
+    def pool(self, cases: list[Case]) -> Said | None: ...
+
+
 def _pairs(case: Case, pairs: list[tuple[str, str]], claim: str) -> Said:
     """Each pair (better, worse) as claimed: agrees when every pair separates that way. Its effect
     is the narrowest margin: the pair whose claimed-better side leads by the least."""
@@ -105,13 +114,31 @@ def _pairs(case: Case, pairs: list[tuple[str, str]], claim: str) -> Said:
 
 def _lead(case: Case, better: str, worse: str) -> tuple[str, float]:
     """How many times the claimed-better side is better, with its interval: above 1 for the claim."""
-    a, b = case.value(better), case.value(worse)
-    over, under = (a, b) if case.higher_is_better else (b, a)
-    r = ratio(_summary(under), _summary(over))
+    r = _lead_ratio(case, better, worse)
     if r is None:
         return "", math.inf
     spread = f" [{r.low:.2f}, {r.high:.2f}]" if r.low is not None and math.isfinite(r.high or math.inf) else ""
     return f"{better}/{worse} x{r.value:.2f}{spread}", r.value
+
+
+def _lead_ratio(case: Case, better: str, worse: str) -> stats.Ratio | None:
+    a, b = case.value(better), case.value(worse)
+    over, under = (a, b) if case.higher_is_better else (b, a)
+    return ratio(_summary(under), _summary(over))
+
+
+def _lead_estimate(case: Case, better: str, worse: str) -> pooled.Estimate:
+    return pooled.Estimate(_lead_ratio(case, better, worse), min(case.value(better).n, case.value(worse).n))
+
+
+def _ratio_estimate(case: Case, a: str, b: str) -> pooled.Estimate:
+    return pooled.Estimate(_ratio_of(case, a, b), min(case.value(a).n, case.value(b).n))
+
+
+def _pooled_pairs(cases: list[Case], pairs: list[tuple[str, str]], claim: str) -> Said | None:
+    """Each pair's leads over the cases pooled, judged as a pair of one case is."""
+    named = [(f"{a}/{b}", pooled.pool([_lead_estimate(case, a, b) for case in cases])) for a, b in pairs]
+    return pooled.said(named, pooled.lead, claim)
 
 
 @dataclass(frozen=True)
@@ -130,6 +157,9 @@ class Order:
 
     def judge(self, case: Case) -> Said:
         return _pairs(case, list(itertools.pairwise(self.order)), " > ".join(self.order))
+
+    def pool(self, cases: list[Case]) -> Said | None:
+        return _pooled_pairs(cases, list(itertools.pairwise(self.order)), " > ".join(self.order))
 
 
 @dataclass(frozen=True)
@@ -150,6 +180,9 @@ class Best:
     def judge(self, case: Case) -> Said:
         return _pairs(case, [(self.best, other) for other in self.among], f"{self.best} best")
 
+    def pool(self, cases: list[Case]) -> Said | None:
+        return _pooled_pairs(cases, [(self.best, other) for other in self.among], f"{self.best} best")
+
 
 @dataclass(frozen=True)
 class Worst:
@@ -168,6 +201,9 @@ class Worst:
 
     def judge(self, case: Case) -> Said:
         return _pairs(case, [(other, self.worst) for other in self.among], f"{self.worst} worst")
+
+    def pool(self, cases: list[Case]) -> Said | None:
+        return _pooled_pairs(cases, [(other, self.worst) for other in self.among], f"{self.worst} worst")
 
 
 def _band(values: dict[str, Value], within: float, claim: str) -> Said:
@@ -216,6 +252,16 @@ class Similar:
             return Said(Verdict.DISAGREES, f"{shown}: more than {self.within_ms:g} ms apart, against similar")
         return Said(Verdict.NO_DIFFERENCE, f"{shown}: the intervals do not tell whether within {self.within_ms:g} ms")
 
+    def pool(self, cases: list[Case]) -> Said | None:
+        """Each pair's ratios pooled, within the band on either side; milliseconds do not pool."""
+        if self.within_ms is not None:
+            return None
+        named = [
+            (f"{b}/{a}", pooled.pool([_ratio_estimate(case, a, b) for case in cases]))
+            for a, b in itertools.combinations(self.similar, 2)
+        ]
+        return pooled.said(named, pooled.band(1 / (1 + self.within), 1 + self.within), f"within {self.within:.0%}")
+
 
 @dataclass(frozen=True)
 class Ratio:
@@ -236,9 +282,9 @@ class Ratio:
 
     def judge(self, case: Case) -> Said:
         said = []
-        values = case.unceiled(self.impls())
+        case.unceiled(self.impls())
         for other in self.over:
-            r = ratio(_summary(values[other]), _summary(values[self.ratio]))
+            r = _ratio_of(case, other, self.ratio)
             if r is None or r.low is None:
                 raise Missing(f"{self.ratio} over {other}: no ratio with an interval")
             shown = f"{self.ratio}/{other} {r.value:.2f} [{r.low:.2f}, {r.high:.2f}]"
@@ -251,6 +297,18 @@ class Ratio:
                 said.append(Said(Verdict.NO_DIFFERENCE, shown, effect, r.value))
         return _all(said, f"{self.low:g}-{self.high:g} times")
 
+    def pool(self, cases: list[Case]) -> Said | None:
+        named = [
+            (f"{self.ratio}/{other}", pooled.pool([_ratio_estimate(case, other, self.ratio) for case in cases]))
+            for other in self.over
+        ]
+        return pooled.said(named, pooled.band(self.low, self.high), f"{self.low:g}-{self.high:g} times")
+
+
+def _ratio_of(case: Case, a: str, b: str) -> stats.Ratio | None:
+    """B's value over A's in one case."""
+    return ratio(_summary(case.value(a)), _summary(case.value(b)))
+
 
 def _summary(v: Value) -> Summary:
     return Summary(v.n, v.median, v.median, v.low, v.high, None)
@@ -260,16 +318,6 @@ def _all(said: list[Said], claim: str) -> Said:
     verdict = combined([s.verdict for s in said])
     deciding = telling(said, verdict)
     return Said(verdict, "; ".join(s.because for s in said) + f" (claimed: {claim})", deciding.effect, deciding.margin)
-
-
-def telling(said: list[Said], verdict: Verdict) -> Said:
-    """The case that tells the verdict: one against it when it disagrees, the narrowest margin of
-    those for it when it agrees, else the first undecided one."""
-    against = [s for s in said if s.verdict is verdict]
-    with_margin = [s for s in against if s.margin is not None]
-    if verdict is Verdict.AGREES and with_margin:
-        return min(with_margin, key=lambda s: s.margin)
-    return (against or said or [Said(verdict, "")])[0]
 
 
 @dataclass(frozen=True)

@@ -71,3 +71,13 @@ def combined(verdicts: list[Verdict], least: int = 1) -> Verdict:
     if all(v is Verdict.AGREES for v in tested):
         return Verdict.AGREES if len(tested) >= least else Verdict.NOT_TESTED
     return Verdict.NO_DIFFERENCE
+
+
+def telling(said: list[Said], verdict: Verdict) -> Said:
+    """The case that tells the verdict: one against it when it disagrees, the narrowest margin of
+    those for it when it agrees, else the first undecided one."""
+    against = [s for s in said if s.verdict is verdict]
+    with_margin = [s for s in against if s.margin is not None]
+    if verdict is Verdict.AGREES and with_margin:
+        return min(with_margin, key=lambda s: s.margin)
+    return (against or said or [Said(verdict, "")])[0]

@@ -1,0 +1,135 @@
+"""A test's cases pooled into one estimate where, judged one by one, they left it undecided: none
+against the claim, some whose intervals overlap (spec/findings.md, "Pooling"). Three repetitions a
+case tell apart only large differences; a claim the seed makes across several conditions has the
+repetitions of every case to tell a smaller one.
+
+Each case gives the ratio its rule compares (how many times better the claimed side is; one side
+over the other), on the logarithms, with its standard error (its interval's half-width over the t
+quantile it came from). They are pooled as meta-analysis pools studies, by DerSimonian and Laird's
+random effects: each weighted by the inverse of its variance plus the variance between the cases
+beyond what their errors explain (tau², from Cochran's Q), so that a case measured closely counts
+more than one whose repetitions scattered, and cases whose effects differ widen the interval rather
+than narrow it. Where the cases agree within their errors, tau² is 0 and this is the fixed-effect
+mean. The interval takes Student's t at the cases' degrees of freedom together: three repetitions
+a case are t(2) = 4.30 standard errors, four cases of them t(8) = 2.31.
+
+An order's pair asks which way the lead goes, which cases of different sizes can all tell. A band
+asks how large the ratio is in each condition: cases that differ beyond their errors (Q past its
+95% quantile) measure no one ratio — Scala's actors 1 time Pekko's at one round-trip count and 3.3
+times at another average into a band neither lies in — and are not pooled."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from arena.findings.verdict import Said, Verdict, combined, telling
+from arena.measured.stats import SMALLEST_CHANGE, Ratio, t95
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """One case's ratio, and the repetitions of its less repeated side, from which its interval's
+    Student's t came."""
+
+    ratio: Ratio | None
+    n: int
+
+
+@dataclass(frozen=True)
+class Pooled:
+    """A ratio over several cases: the mean of their logarithms and its 95% half-width there, and
+    how far the cases lie from their fixed-effect mean (Cochran's Q: the squared distances in
+    standard errors, summed)."""
+
+    log: float
+    half: float
+    cases: int
+    q: float
+
+    @property
+    def value(self) -> float:
+        return math.exp(self.log)
+
+    @property
+    def low(self) -> float:
+        return math.exp(self.log - self.half)
+
+    @property
+    def high(self) -> float:
+        return math.exp(self.log + self.half)
+
+    @property
+    def one_effect(self) -> bool:
+        """Whether the cases' spread is what their errors allow, at 95%: chi-square of cases - 1
+        degrees of freedom, by Wilson and Hilferty's cube (within 3% of the table's at one)."""
+        dof = self.cases - 1
+        return self.q <= dof * (1 - 2 / (9 * dof) + 1.645 * math.sqrt(2 / (9 * dof))) ** 3
+
+    def show(self, name: str) -> str:
+        return f"{name} x{self.value:.2f} [{self.low:.2f}, {self.high:.2f}] over {self.cases} cases"
+
+
+def pool(estimates: list[Estimate]) -> Pooled | None:
+    """The cases' ratios pooled; None unless two or more have an interval above zero and of some
+    width (an interval of no width would weigh without end, and decides nothing)."""
+    usable = [e for e in estimates if e.ratio is not None and e.n >= 2]
+    usable = [e for e in usable if e.ratio.low and e.ratio.low > 0 and math.isfinite(e.ratio.high or math.inf)]
+    logs = [math.log(e.ratio.value) for e in usable]
+    # A delta-method interval is not symmetric on the logarithms: its wider side counts.
+    errors = [max(math.log(e.ratio.value / e.ratio.low), math.log(e.ratio.high / e.ratio.value)) for e in usable]
+    errors = [half / t95(e.n - 1) for half, e in zip(errors, usable, strict=True)]
+    if len(usable) < 2 or min(errors) <= 0:
+        return None
+    fixed = [1 / e**2 for e in errors]
+    q = sum(w * (x - _mean(fixed, logs)) ** 2 for w, x in zip(fixed, logs, strict=True))
+    between = max(0.0, (q - (len(usable) - 1)) / (sum(fixed) - sum(w**2 for w in fixed) / sum(fixed)))
+    weights = [1 / (e**2 + between) for e in errors]
+    dof = sum(e.n - 1 for e in usable)
+    return Pooled(_mean(weights, logs), t95(dof) / math.sqrt(sum(weights)), len(usable), q)
+
+
+def _mean(weights: list[float], xs: list[float]) -> float:
+    return sum(w * x for w, x in zip(weights, xs, strict=True)) / sum(weights)
+
+
+def lead(pooled: Pooled) -> Verdict:
+    """A pooled lead (above 1: the claimed side better) as an order's pair judges it: beyond its
+    interval and by the smallest change that counts, for or against."""
+    if pooled.low > 1 and pooled.value >= 1 + SMALLEST_CHANGE:
+        return Verdict.AGREES
+    if pooled.high < 1 and 1 / pooled.value >= 1 + SMALLEST_CHANGE:
+        return Verdict.DISAGREES
+    return Verdict.NO_DIFFERENCE
+
+
+def band(low: float, high: float) -> Callable[[Pooled], Verdict]:
+    """A pooled ratio against a band: inside it all, for; outside it all, against; cases that
+    measure no one ratio, neither."""
+
+    def judged(pooled: Pooled) -> Verdict:
+        if not pooled.one_effect:
+            return Verdict.NO_DIFFERENCE
+        if low <= pooled.low and pooled.high <= high:
+            return Verdict.AGREES
+        if pooled.high < low or pooled.low > high:
+            return Verdict.DISAGREES
+        return Verdict.NO_DIFFERENCE
+
+    return judged
+
+
+def said(named: list[tuple[str, Pooled | None]], judged: Callable[[Pooled], Verdict], claim: str) -> Said | None:
+    """Each named ratio pooled and judged, combined as a case's are (verdict.combined), the ratio
+    that tells the verdict its effect; None where a ratio has too few cases to pool."""
+    if not named or any(p is None for _, p in named):
+        return None
+    each = []
+    for name, p in [(name, p) for name, p in named if p is not None]:
+        apart = "" if p.one_effect else f", the cases apart beyond their errors (Q = {p.q:.1f})"
+        each.append(Said(judged(p), p.show(name) + apart, p.show(name) + ", pooled", p.value))
+    verdict = combined([s.verdict for s in each])
+    deciding = telling(each, verdict)
+    because = f"pooled: {'; '.join(s.because for s in each)} (claimed: {claim})"
+    return Said(verdict, because, deciding.effect, deciding.margin)
