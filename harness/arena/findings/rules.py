@@ -122,13 +122,16 @@ def _lead(case: Case, better: str, worse: str) -> tuple[str, float]:
 
 
 def _lead_ratio(case: Case, better: str, worse: str) -> stats.Ratio | None:
-    a, b = case.value(better), case.value(worse)
-    over, under = (a, b) if case.higher_is_better else (b, a)
-    return ratio(_summary(under), _summary(over))
+    return _ratio_of(case, *_led(case, better, worse))
 
 
 def _lead_estimate(case: Case, better: str, worse: str) -> pooled.Estimate:
-    return pooled.Estimate(_lead_ratio(case, better, worse), min(case.value(better).n, case.value(worse).n))
+    return _ratio_estimate(case, *_led(case, better, worse))
+
+
+def _led(case: Case, better: str, worse: str) -> tuple[str, str]:
+    """The sides in the order whose ratio (the second over the first) is above 1 for the claim."""
+    return (worse, better) if case.higher_is_better else (better, worse)
 
 
 def _ratio_estimate(case: Case, a: str, b: str) -> pooled.Estimate:
