@@ -28,6 +28,7 @@ def fixed_point(
     rps_tolerance: float = 0.05,
     path: str = "/work",
     count_unsteady: bool = False,
+    own_start: bool = False,
 ) -> Point:
     scenario = Scenario(
         id="fake-work",
@@ -43,6 +44,7 @@ def fixed_point(
                 # that two agree by chance before it is fast.
                 "warmup": {"slice_s": slice_s, "max_s": max_s, "window": 3, "rps_tolerance": rps_tolerance},
                 "count_unsteady": count_unsteady,
+                "own_start": own_start,
             }
         },
     )
@@ -241,6 +243,22 @@ def test_a_repetition_shares_one_start_and_a_failure_or_the_next_repetition_star
     finally:
         starts.close()
     assert starts.current is None
+
+
+@pytest.mark.parametrize("own_start", [False, True])
+def test_a_point_that_asks_for_its_own_start_shares_none(fake, own_start):
+    busiest, lighter = fixed_point(20, own_start=own_start), fixed_point(10, own_start=own_start)
+    starts = Starts(start_settings([busiest, lighter]))
+    try:
+        pids = []
+        for point in (busiest, lighter):
+            m = measured(Task("http", fake, point, 1, 0, 1.0), FakeEngine(canned(10, 0.1)), starts)
+            assert m.measured, m.reason
+            pids.append(starts.current.server.process.pid)
+        assert m.payload.points_before == (0 if own_start else 1)
+        assert (pids[0] != pids[1]) is own_start
+    finally:
+        starts.close()
 
 
 def test_points_of_one_start_get_every_setting_unless_their_values_differ():

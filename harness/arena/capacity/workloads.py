@@ -140,6 +140,9 @@ class Point:
     def db_delay_s(self) -> float:
         return 0.0  # a workload's database answers on loopback (spec/capacity.md)
 
+    def own_start(self) -> bool:
+        return False  # a search's steps share a start: each is measured once steady (spec/capacity.md)
+
     @property
     def label(self) -> str:
         if self.clients:

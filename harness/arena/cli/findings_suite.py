@@ -65,7 +65,8 @@ class Plan:
 
 def plan(findings: list[Finding], machine: int, repeat: int = 3) -> Plan:
     """The runs the findings' tests need on a machine of `machine` cores, each point `repeat` times
-    unless its tests need fewer (a count of events), and the tests the machine cannot give what
+    unless a test says how often it needs it (once for a count of events; more where a start's
+    scatter hides the effect at three), and the tests the machine cannot give what
     they need. A scenario's points are grouped by what their tests need, so that a point one test
     needs once on one core is not measured three times on two."""
     needed: dict[tuple[str, str], list[tuple[Test, str]]] = {}
@@ -90,7 +91,7 @@ def plan(findings: list[Finding], machine: int, repeat: int = 3) -> Plan:
             if FINDINGS not in catalog.suites_measuring(test):
                 elsewhere.append(test)
                 continue
-            sized = dataclasses.replace(test, cpus=budgets, repetitions=min(test.repetitions or repeat, repeat))
+            sized = dataclasses.replace(test, cpus=budgets, repetitions=test.repetitions or repeat)
             needed.setdefault((test.kind, test.experiment), []).append((sized, finding.id))
             suited = True
         if elsewhere and len(lacking) == before and not suited:
@@ -275,7 +276,12 @@ def add_options(parser: argparse.ArgumentParser) -> None:
         "--changes", action="store_true", help="the verdicts that differ between the suite's last two measurements"
     )
     parser.add_argument("--resume", action="store_true", help="with --measure: continue where it stopped")
-    parser.add_argument("--repeat", type=int, default=3, help="with --measure or --plan: repetitions (default 3)")
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=3,
+        help="with --measure or --plan: repetitions of a point whose tests do not say (default 3)",
+    )
 
 
 def machine() -> int:

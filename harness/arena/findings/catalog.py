@@ -40,7 +40,7 @@ class Test:
     shared_cores: str = ""  # why a budget whose cores the engine shared may be judged (judge.SHARED_LOSS)
     least_cases: int = 1  # a claim made in every condition agrees only on this many cases measured
     beside: str = ""  # what a test shown beside the verdict, and not deciding it, adds (e.g. warmed runs)
-    repetitions: int | None = None  # fewer than the suite's where one is enough (a count of events)
+    repetitions: int | None = None  # the suite's otherwise: one for a count of events, more to resolve
     not_here: str = ""  # a condition no run here meets: the test is never made
     published: list[Published] = field(default_factory=list)  # the seed's values of `metric`
 

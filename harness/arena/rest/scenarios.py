@@ -122,6 +122,11 @@ class Point:
             return None
         return Rule(**{**WARMUP[self.suite], **self.profile().get("warmup", {})})
 
+    def own_start(self) -> bool:
+        """Whether the point is measured on a server start that served no other point (`own_start`):
+        where a point before it on a shared start (frame/starts.py) leaves the server past its limit."""
+        return self.profile().get("own_start", False)
+
     def counts_unsteady(self) -> bool:
         """Whether a repetition whose warm-up never became steady counts (`count_unsteady`): at a
         point past some server's limit, where its load oscillates and no steady state comes, as a
@@ -201,8 +206,9 @@ def parse(path: Path) -> Scenario:
             if warmup != COLD and (not isinstance(warmup, dict) or set(warmup) - WARMUP_KEYS):
                 keys = ", ".join(sorted(WARMUP_KEYS))
                 raise ScenarioError(f'{path.name} [{suite}]: warmup is a table of {keys}, or "{COLD}"')
-            if not isinstance(own.get("count_unsteady", False), bool):
-                raise ScenarioError(f"{path.name} [{suite}]: count_unsteady is true or false")
+            for flag in ("count_unsteady", "own_start"):
+                if not isinstance(own.get(flag, False), bool):
+                    raise ScenarioError(f"{path.name} [{suite}]: {flag} is true or false")
             timeout = own.get("timeout_ms", TIMEOUT_MS)
             if not isinstance(timeout, int) or timeout <= 0:
                 raise ScenarioError(f"{path.name} [{suite}]: timeout_ms is a positive whole number of milliseconds")
