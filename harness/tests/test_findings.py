@@ -611,8 +611,8 @@ def test_the_findings_suite_measures_only_what_the_testable_findings_compare():
     # and a run repeats its points as often as the most demanding of its tests needs.
     assert items["throughput"].repeat == 4 and "V-Fig5-e" in items["throughput"].findings
     for repeat, expected in ((1, (1, 4, 1)), (5, (5, 5, 1))):
-        made_r = findings_suite.plan(catalog.load(), machine=2, repeat=repeat).items
-        got = {(item.experiment, item.points): item.repeat for item in made_r}
+        planned = findings_suite.plan(catalog.load(), machine=2, repeat=repeat).items
+        got = {(item.experiment, item.points): item.repeat for item in planned}
         assert (got[("spawn", ())], got[("throughput", ())], got[("thesis-password", (3,))]) == expected
     lacking = " ".join(made.lacking)
     assert "T-Tab7-b: thesis-userinfo needs 65 cores, 2 here" in lacking and "V-Fig5-f" in lacking
