@@ -83,7 +83,8 @@ def pool(estimates: list[Estimate]) -> Pooled | None:
     if len(usable) < 2 or min(errors) <= 0:
         return None
     fixed = [1 / e**2 for e in errors]
-    q = sum(w * (x - _mean(fixed, logs)) ** 2 for w, x in zip(fixed, logs, strict=True))
+    centre = _mean(fixed, logs)
+    q = sum(w * (x - centre) ** 2 for w, x in zip(fixed, logs, strict=True))
     between = max(0.0, (q - (len(usable) - 1)) / (sum(fixed) - sum(w**2 for w in fixed) / sum(fixed)))
     weights = [1 / (e**2 + between) for e in errors]
     dof = sum(e.n - 1 for e in usable)
@@ -126,7 +127,7 @@ def said(named: list[tuple[str, Pooled | None]], judged: Callable[[Pooled], Verd
     if not named or any(p is None for _, p in named):
         return None
     each = []
-    for name, p in [(name, p) for name, p in named if p is not None]:
+    for name, p in named:
         apart = "" if p.one_effect else f", the cases apart beyond their errors (Q = {p.q:.1f})"
         each.append(Said(judged(p), p.show(name) + apart, p.show(name) + ", pooled", p.value))
     verdict = combined([s.verdict for s in each])

@@ -114,15 +114,11 @@ def _pairs(case: Case, pairs: list[tuple[str, str]], claim: str) -> Said:
 
 def _lead(case: Case, better: str, worse: str) -> tuple[str, float]:
     """How many times the claimed-better side is better, with its interval: above 1 for the claim."""
-    r = _lead_ratio(case, better, worse)
+    r = _ratio_of(case, *_led(case, better, worse))
     if r is None:
         return "", math.inf
     spread = f" [{r.low:.2f}, {r.high:.2f}]" if r.low is not None and math.isfinite(r.high or math.inf) else ""
     return f"{better}/{worse} x{r.value:.2f}{spread}", r.value
-
-
-def _lead_ratio(case: Case, better: str, worse: str) -> stats.Ratio | None:
-    return _ratio_of(case, *_led(case, better, worse))
 
 
 def _lead_estimate(case: Case, better: str, worse: str) -> pooled.Estimate:
@@ -285,7 +281,7 @@ class Ratio:
 
     def judge(self, case: Case) -> Said:
         said = []
-        case.unceiled(self.impls())
+        case.unceiled(self.impls())  # raises Missing where the load set every side
         for other in self.over:
             r = _ratio_of(case, other, self.ratio)
             if r is None or r.low is None:
