@@ -21,7 +21,7 @@ from arena.findings import judge as judge_module
 from arena.findings.judge import judge, judge_all
 from arena.findings.rules import Case, Missing
 from arena.findings.section import section
-from arena.findings.values import Cell, Index, Value, lost_to_engine, separated, value_of
+from arena.findings.values import Cell, Index, Value, lost_to_engine, paired, separated, value_of
 from arena.findings.verdict import Tally, Verdict, combined
 from arena.measured import store as store_module
 from arena.measured.measurement import Measurement, Outcome
@@ -58,7 +58,8 @@ def cell(
         if failed < n
         else None
     )
-    return Cell(impl, {}, 1, value, n, failed, frozenset(), numbers=tuple(numbers))
+    by_repetition = {(None, i): x for i, x in enumerate(numbers)}
+    return Cell(impl, {}, 1, value, n, failed, frozenset(), by_repetition=by_repetition)
 
 
 def case(values: dict, higher: bool = True, seed: dict | None = None) -> Case:
@@ -246,6 +247,74 @@ def test_a_pool_needs_two_cases_with_an_interval_and_weighs_a_close_one_most_unl
     apart = pooled.pool([rules._lead_estimate(c, "a", "b") for c in split])
     assert apart is not None and not apart.one_effect and apart.low < 1 < apart.high
     assert rules.Similar(["a", "b"], 0.25).pool(split).verdict is N  # no one ratio to hold to a band
+
+
+def measured(numbers: list[float], run: int | None = None, higher: bool = True, resolution: float = 0.0) -> Cell:
+    """A cell of real repetitions: their value and interval as the judge makes them, each number
+    kept by its run and repetition."""
+    value = value_of(numbers, False, higher, resolution)
+    return Cell(
+        "x", {}, 1, value, len(numbers), 0, frozenset(), by_repetition={(run, i): x for i, x in enumerate(numbers)}
+    )
+
+
+def pair(a: Cell, b: Cell, higher: bool = True) -> Case:
+    return Case(higher, cells={"a": a, "b": b})
+
+
+# Each side's repetitions 100, 120 and 140 apart as the machine's minutes moved them: their own
+# intervals overlap whatever lies between the sides, and each repetition's ratio tells it.
+MOVED = [100.0, 120.0, 140.0]
+
+
+@pytest.mark.parametrize(
+    ("rule", "measured_case", "expected"),
+    [
+        (rules.Order(["a", "b"]), pair(measured(MOVED), measured([96.5, 116.2, 135.6])), A),  # 3.4-3.6% a pair
+        (rules.Order(["a", "b"]), pair(measured(MOVED), measured([135.6, 96.5, 116.2])), N),  # the same, unpaired
+        (rules.Order(["a", "b"]), pair(measured(MOVED, 1), measured([96.5, 116.2, 135.6], 2)), N),  # two runs
+        (rules.Order(["a", "b"]), pair(measured(MOVED), measured([98.1, 117.7, 137.3])), N),  # 2%: below 3%
+        (rules.Order(["a", "b"]), pair(measured(MOVED), measured([110.3, 132.1, 154.6])), D),
+        (
+            rules.Order(["a", "b"]),
+            pair(measured(MOVED, higher=False), measured([110.3, 132.1, 154.6], higher=False), higher=False),
+            A,
+        ),
+        (rules.Similar(["a", "b"], 0.25), pair(measured(MOVED), measured([111.0, 131.0, 156.0])), A),
+        (rules.Similar(["a", "b"], 0.25), pair(measured(MOVED), measured([150.0, 183.0, 208.0])), D),
+        (rules.Ratio("b", ["a"], 1.2, 2), pair(measured(MOVED), measured([150.0, 183.0, 208.0])), A),
+        # counts of ten, one in ten their resolution: 10% a repetition is within what they can tell
+        (
+            rules.Order(["b", "a"]),
+            pair(measured([10, 10, 11], resolution=0.1), measured([11, 11, 12], resolution=0.1)),
+            N,
+        ),
+        (rules.Order(["b", "a"]), pair(measured([10, 10, 11]), measured([11, 11, 12])), A),
+    ],
+)
+def test_sides_measured_in_the_same_repetitions_are_compared_by_their_ratios(rule, measured_case, expected):
+    """spec/findings.md, "Pairs": the ratio of each repetition's two values cancels what the
+    machine did in its minutes; repetitions of two runs, or numbers of no one repetition, do not pair."""
+    said = rule.judge(measured_case)
+    assert said.verdict is expected, said.because
+
+
+def test_a_trend_of_points_measured_on_one_start_is_told_by_repetition():
+    """Java's mean over 50 sorts at rate 20, then 100 on each start (run 20261129-091730): each
+    repetition slower at 100 by 18-36%, the two points' own intervals overlapping."""
+    cells = {20: measured([8.803, 8.387, 7.925], higher=False), 100: measured([10.73, 9.895, 10.78], higher=False)}
+    said = rules.Improves(["java"], "rate").judge(Case(False, series={"java": cells}))
+    assert said.verdict is D and "by repetition" in said.because, said.because
+    apart = {20: cells[20], 100: measured([10.73, 9.895, 10.78], 7, higher=False)}  # from another run
+    assert rules.Improves(["java"], "rate").judge(Case(False, series={"java": apart})).verdict is N
+
+
+def test_the_judge_pairs_repetitions_of_one_run_only():
+    both = [dataclasses.replace(m, run=1) for m in spawns({"erlang": 10.0, "go": 9.0}, 1000, step=0.1)]
+    (erlang, go) = Index(both).cells("micro", "spawn", "us_per_spawn", False)
+    assert paired(erlang, go) is not None and paired(erlang, go).value == pytest.approx(0.9)
+    apart = [dataclasses.replace(m, run=1 if m.impl == "go" else 2) for m in both]
+    assert paired(*Index(apart).cells("micro", "spawn", "us_per_spawn", False)) is None
 
 
 def test_a_finding_whose_cases_are_undecided_one_by_one_is_judged_on_them_pooled():

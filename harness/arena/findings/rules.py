@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from arena.findings import pooled
-from arena.findings.values import Cell, Value, separated
+from arena.findings.values import Cell, Value, beyond, paired, separated, together
 from arena.findings.verdict import Said, Verdict, combined, telling
 from arena.measured import stats
 from arena.measured.stats import NO_INTERVAL, SMALLEST_CHANGE, Summary, ratio
@@ -57,7 +57,22 @@ class Case:
         return [(x, self.value(impl, cells[x])) for x in sorted(cells, key=order_key)]
 
     def versus(self, a: str, b: str) -> int:
-        return separated(self.value(a), self.value(b), self.higher_is_better)
+        return self.told(self.cells.get(a), self.cells.get(b), a, b)
+
+    def told(self, a: Cell | None, b: Cell | None, a_name: str, b_name: str, least: float = SMALLEST_CHANGE) -> int:
+        """+1 where A is better than B by at least `least`, -1 where B is, 0 where they are not told
+        apart: by their repetitions' ratios where each repetition measured both (values.paired),
+        else by their own intervals."""
+        a_value, b_value = self.value(a_name, a), self.value(b_name, b)
+        r = paired(a, b)
+        if r is not None:
+            return beyond(r, self.higher_is_better, least)
+        return separated(a_value, b_value, self.higher_is_better, least)
+
+    def ratio(self, a: str, b: str) -> stats.Ratio | None:
+        """B's value over A's by repetition (values.paired), None where they were not paired."""
+        self.value(a), self.value(b)  # raises Missing where a side has no value to compare
+        return paired(self.cells[a], self.cells[b])
 
     def unceiled(self, impls: list[str]) -> dict[str, Value]:
         """The values of `impls`, unless every one reached one ceiling: then the think time or the
@@ -103,7 +118,11 @@ def _pairs(case: Case, pairs: list[tuple[str, str]], claim: str) -> Said:
     case.unceiled(list(dict.fromkeys(i for p in pairs for i in p)))
     outcomes = [case.versus(a, b) for a, b in pairs]
     shown = ", ".join(f"{impl} {case.value(impl).show()}" for impl in dict.fromkeys(i for p in pairs for i in p))
-    effect, margin = min((_lead(case, a, b) for a, b in pairs), key=lambda e: e[1], default=("", None))
+    leads = [_lead(case, a, b) for a, b in pairs]
+    by_repetition = [text for (a, b), (text, _) in zip(pairs, leads, strict=True) if case.ratio(*_led(case, a, b))]
+    if by_repetition:
+        shown += f" ({', '.join(by_repetition)} by repetition)"
+    effect, margin = min(leads, key=lambda e: e[1], default=("", None))
     if -1 in outcomes:
         against = [f"{b} above {a}" for (a, b), o in zip(pairs, outcomes, strict=True) if o == -1]
         return Said(Verdict.DISAGREES, f"{shown}: {', '.join(against)}, against {claim}", effect, margin)
@@ -131,6 +150,10 @@ def _led(case: Case, better: str, worse: str) -> tuple[str, str]:
 
 
 def _ratio_estimate(case: Case, a: str, b: str) -> pooled.Estimate:
+    """B's value over A's in one case, and the repetitions its interval's t came from: the pairs,
+    or the fewer side's."""
+    if (by_repetition := case.ratio(a, b)) is not None:
+        return pooled.Estimate(by_repetition, len(together(case.cells[a], case.cells[b])))
     return pooled.Estimate(_ratio_of(case, a, b), min(case.value(a).n, case.value(b).n))
 
 
@@ -218,6 +241,20 @@ def _band(values: dict[str, Value], within: float, claim: str) -> Said:
     return Said(Verdict.NO_DIFFERENCE, f"{shown}: the intervals do not tell whether within {within:.0%}")
 
 
+def _paired_band(case: Case, pairs: list[tuple[str, str]], within: float) -> Said:
+    """Sides whose every repetition measured each pair, as close as `within`: each pair's ratio by
+    repetition inside the band of 1 give or take it for, one outside it all against."""
+    shown = ", ".join(f"{impl} {case.value(impl).show()}" for impl in dict.fromkeys(i for p in pairs for i in p))
+    ratios = {f"{b}/{a}": case.ratio(a, b) for a, b in pairs}
+    shown += " (" + ", ".join(f"{name} x{r.value:.2f} [{r.low:.2f}, {r.high:.2f}]" for name, r in ratios.items())
+    shown += " by repetition)"
+    if all(1 / (1 + within) <= r.low and r.high <= 1 + within for r in ratios.values()):
+        return Said(Verdict.AGREES, f"{shown}: within {within:.0%}, similar")
+    if any(r.high < 1 / (1 + within) or r.low > 1 + within for r in ratios.values()):
+        return Said(Verdict.DISAGREES, f"{shown}: more than {within:.0%} apart, against similar")
+    return Said(Verdict.NO_DIFFERENCE, f"{shown}: the intervals do not tell whether within {within:.0%}")
+
+
 @dataclass(frozen=True)
 class Similar:
     """`similar = [A, B], within = 0.25`: their values within 25% of each other; or, with
@@ -240,6 +277,9 @@ class Similar:
 
     def judge(self, case: Case) -> Said:
         values = case.unceiled(self.similar)
+        pairs = list(itertools.combinations(self.similar, 2))
+        if self.within_ms is None and all(case.ratio(a, b) for a, b in pairs):
+            return _paired_band(case, pairs, self.within)
         if self.within_ms is None:
             return _band(values, self.within, "similar")
         shown = ", ".join(f"{impl} {v.show()}" for impl, v in values.items())
@@ -305,8 +345,8 @@ class Ratio:
 
 
 def _ratio_of(case: Case, a: str, b: str) -> stats.Ratio | None:
-    """B's value over A's in one case."""
-    return ratio(_summary(case.value(a)), _summary(case.value(b)))
+    """B's value over A's in one case: by repetition where paired, else of their medians."""
+    return case.ratio(a, b) or ratio(_summary(case.value(a)), _summary(case.value(b)))
 
 
 def _summary(v: Value) -> Summary:
@@ -472,7 +512,8 @@ class Peaks:
             peak = dict(points).get(at)
             if peak is None:
                 raise Missing(f"{impl}: no point at {self.axis}={at}")
-            others = [(x, separated(peak, v, case.higher_is_better)) for x, v in points if x != at]
+            cells = case.series[impl]
+            others = [(x, case.told(cells[at], cells[x], impl, impl)) for x, _ in points if x != at]
             shown = _series_shown(impl, self.axis, points)
             if any(o == -1 for _, o in others):
                 said.append(Said(Verdict.DISAGREES, shown))
@@ -494,10 +535,13 @@ def _trend(
         points = case.along(impl)
         first, last = pick(points)
         sign = 1 if improves else -1
-        claimed = separated(last[1], first[1], case.higher_is_better, by) * sign == 1
-        against = separated(last[1], first[1], case.higher_is_better) * sign == -1
+        cells = case.series[impl]
+        claimed = case.told(cells[last[0]], cells[first[0]], impl, impl, by) * sign == 1
+        against = case.told(cells[last[0]], cells[first[0]], impl, impl) * sign == -1
         outcome = 1 if claimed else -1 if against else 0
         shown = f"{impl} {axis}={first[0]}: {first[1].show()}, {axis}={last[0]}: {last[1].show()}"
+        if r := paired(cells[first[0]], cells[last[0]]):
+            shown += f" (x{r.value:.2f} [{r.low:.2f}, {r.high:.2f}] by repetition)"
         verdict = {1: Verdict.AGREES, -1: Verdict.DISAGREES, 0: Verdict.NO_DIFFERENCE}[outcome]
         said.append(Said(verdict, shown))
     return _all(said, claim)

@@ -1,6 +1,7 @@
 """The measured side of a verdict: each implementation's value of a metric at one point and budget,
 over the repetitions that count, with its 95% interval widened to the metric's resolution and the
-share of its point's ceiling it reached, from the stored runs read."""
+share of its point's ceiling it reached, from the stored runs read; and two implementations' ratio
+by the repetitions that measured both in the same minutes."""
 
 from __future__ import annotations
 
@@ -9,12 +10,12 @@ import json
 import math
 import statistics
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from arena.measured.export import counted_values, values_of
 from arena.measured.flags import Flag
 from arena.measured.measurement import Measurement
-from arena.measured.stats import NO_INTERVAL, SMALLEST_CHANGE, log_interval, summarize
+from arena.measured.stats import NO_INTERVAL, SMALLEST_CHANGE, Ratio, log_interval, summarize, t95
 
 # The metrics a point's ceiling bounds (rest/ceiling.py): the requests it answered, and their rate.
 CEILED = {"ok_requests", "requests", "rps", "ok_rps"}
@@ -87,6 +88,18 @@ def separated(a: Value, b: Value, higher_is_better: bool, least: float = SMALLES
     return 0
 
 
+def beyond(r: Ratio, higher_is_better: bool, least: float = SMALLEST_CHANGE) -> int:
+    """`separated` for B's value over A's where their repetitions were paired: +1 when A is better,
+    its interval clear of 1 and the ratio at least `least` from it, -1 when B is, 0 otherwise."""
+    if r.low is None or r.high is None:
+        return 0
+    if r.high < 1 and 1 / r.value >= 1 + least:  # B below A
+        return 1 if higher_is_better else -1
+    if r.low > 1 and r.value >= 1 + least:
+        return -1 if higher_is_better else 1
+    return 0
+
+
 def lost_to_engine(values: dict, cpus: int) -> float | None:
     """The share of its budget's cores' time that a REST repetition's server may have lost to a load
     engine sharing them: the engine's share of that time, while the server wanted it (the product
@@ -110,7 +123,41 @@ class Cell:
     failed: int  # repetitions that produced no measurement: failed, or not run after a smaller point failed
     flags: frozenset[str]
     lost_to_engine: float | None = None  # the most of its cores' time a repetition may have lost to the engine (REST)
-    numbers: tuple[float, ...] = ()  # the metric of each repetition that counts, as measured
+    # The metric of each repetition that counts, as measured, by its run and repetition.
+    by_repetition: dict[tuple, float] = field(default_factory=dict)
+
+    @property
+    def numbers(self) -> tuple[float, ...]:
+        return tuple(self.by_repetition.values())
+
+
+def together(a: Cell, b: Cell) -> list[tuple[float, float]]:
+    """The two cells' numbers of each repetition of one run that measured both."""
+    both = sorted(a.by_repetition.keys() & b.by_repetition.keys(), key=str)
+    return [(a.by_repetition[k], b.by_repetition[k]) for k in both]
+
+
+def paired(a: Cell, b: Cell) -> Ratio | None:
+    """B's value over A's by the repetitions of one run that measured both: the geometric mean of
+    each repetition's ratio, with its 95% interval (Student's t on the logarithms, at the pairs
+    less one), never narrower than the two sides' resolutions together. A run measures the sides of
+    a repetition within minutes of each other (a micro run each implementation at a point in turn, a
+    REST run each in turn within a repetition), so a repetition's ratio cancels what the machine did
+    in those minutes, which the sides' own intervals each carry (spec/findings.md, "Pairs"). None
+    where fewer than two repetitions measured both, a side's number is not above zero or only a
+    bound (engine-bound), or the ratios do not vary: then the sides' own intervals are compared."""
+    if a.value is None or b.value is None or a.value.bounded or b.value.bounded:
+        return None
+    pairs = together(a, b)
+    if len(pairs) < 2 or min(min(p) for p in pairs) <= 0:
+        return None
+    logs = [math.log(y / x) for x, y in pairs]
+    floor = math.hypot(math.log1p(a.value.resolution), math.log1p(b.value.resolution))
+    half = max(t95(len(logs) - 1) * statistics.stdev(logs) / math.sqrt(len(logs)), floor)
+    if half == 0:
+        return None
+    centre = statistics.fmean(logs)
+    return Ratio(math.exp(centre), math.exp(centre - half), math.exp(centre + half))
 
 
 class Index:
@@ -128,7 +175,8 @@ class Index:
         """Every implementation, point and budget of one experiment, with its value of `metric`."""
         found = []
         for (impl, point, cpus), group in sorted(self.groups.get((kind, experiment), {}).items()):
-            numbers = counted_values(group, metric)
+            by_repetition = {(m.run, m.repetition): v for m in group for v in counted_values([m], metric)}
+            numbers = list(by_repetition.values())
             flags = frozenset(flag for m in group for flag in m.flags)
             resolution = max(counted_values(group, f"{metric}_resolution"), default=0.0)
             value = value_of(numbers, Flag.ENGINE_BOUND in flags, higher_is_better, resolution) if numbers else None
@@ -142,5 +190,5 @@ class Index:
                 )
             failed = sum(1 for m in group if not m.measured)
             lost = max((share for v in exported if (share := lost_to_engine(v, cpus)) is not None), default=None)
-            found.append(Cell(impl, json.loads(point), cpus, value, len(group), failed, flags, lost, tuple(numbers)))
+            found.append(Cell(impl, json.loads(point), cpus, value, len(group), failed, flags, lost, by_repetition))
         return found

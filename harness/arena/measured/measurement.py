@@ -62,6 +62,10 @@ class Measurement:
     parameters: dict = field(default_factory=dict)  # what was asked: engine scenario, settings, cores, ...
     flags: list[str] = field(default_factory=list)  # validity: engine-bound, errors, crashed, shared-cores
     payload: Any = None  # the kind's own result, a registered dataclass
+    # The stored run it belongs to (None until stored): which repetitions of two implementations
+    # were measured in the same minutes (findings/values.py, `paired`). Not what it measured: two
+    # copies of one measurement in two stores are equal.
+    run: int | None = field(default=None, compare=False)
 
     @property
     def measured(self) -> bool:

@@ -322,7 +322,9 @@ def _refusing_duplicates(name: str) -> Iterator[None]:
 def _measurement(row: sqlite3.Row) -> Measurement:
     as_stored = {key: row[key] for key in ("kind", "impl", "experiment", "point", "cpus", "repetition", "reason")}
     as_json = {key: json.loads(row[key]) for key in ("versions", "parameters", "flags")}
-    return Measurement(**as_stored, **as_json, outcome=Outcome(row["outcome"]), payload=decode(row["payload"]))
+    return Measurement(
+        **as_stored, **as_json, outcome=Outcome(row["outcome"]), payload=decode(row["payload"]), run=row["run_id"]
+    )
 
 
 # --- schema 0: outcomes were sentinel keys inside `metrics` ----------------------------------------
