@@ -178,6 +178,20 @@ def test_sides_that_all_reached_their_ceiling_are_not_compared(rule):
         rule.judge(case({"a": (11, 0.5, 3, 0, 0.99, (), 11.1), "b": (10, 0.5, 3, 0, 0.97, (), 11.0)}))
 
 
+def test_a_pair_the_load_held_tells_no_order_whatever_the_other_pairs_tell():
+    """Go at 97% of 8,000 users' think-time ceiling, Elixir at 96% and Node at 46% (T-Tab5-a, run
+    20261129-132057): Go above Elixir would be the load's, Elixir above Node is theirs."""
+    order = rules.Order(["a", "b", "c"])
+    held = case({"a": (11, 0.1, 3, 0, 0.97), "b": (10, 0.1, 3, 0, 0.96), "c": (5, 0.1, 3, 0, 0.46)})
+    said = order.judge(held)
+    assert said.verdict is N and "a and b each at 95% or more of its ceiling" in said.because, said.because
+    assert order.pool([held, held]) is None  # nor does the pair pool
+    short = case({"a": (11, 0.1, 3, 0, 0.97), "b": (10, 0.1, 3, 0, 0.80), "c": (5, 0.1, 3, 0, 0.46)})
+    assert order.judge(short).verdict is A
+    against = case({"a": (11, 0.1, 3, 0, 0.97), "b": (10, 0.1, 3, 0, 0.96), "c": (12, 0.1, 3, 0, 0.90)})
+    assert order.judge(against).verdict is D  # the pair the load did not hold still counts against
+
+
 @pytest.mark.parametrize(
     "rule", [rules.Worst("b", ["a"]), rules.Similar(["a", "b"], 0.25), rules.Ratio("a", ["b"], 1, 1.5)]
 )

@@ -80,13 +80,21 @@ class Case:
         that differ by the smallest change or more are each side's own work (the hashes its
         cores allow at its own hash time): reaching them, the sides differ as that work does."""
         values = {impl: self.value(impl) for impl in impls}
+        if why := self.held(impls):
+            raise Missing(f"every side {why}")
+        return values
+
+    def held(self, impls: list[str]) -> str:
+        """Why the load set the values of `impls`, each at 95% or more of one ceiling; "" where it
+        did not."""
+        values = {impl: self.value(impl) for impl in impls}
         limits = [v.ceiling_rps for v in values.values() if v.ceiling_rps]
         own = len(limits) == len(values) and max(limits) >= (1 + SMALLEST_CHANGE) * min(limits)
         if values and not own and all(v.ceiling is not None and v.ceiling >= AT_CEILING for v in values.values()):
             shares = ", ".join(f"{impl} {v.ceiling:.0%}" for impl, v in values.items())
             why = next(iter(values.values())).ceiling_why
-            raise Missing(f"every side at {AT_CEILING:.0%} or more of its ceiling ({shares}; {why}): the load set them")
-        return values
+            return f"at {AT_CEILING:.0%} or more of its ceiling ({shares}; {why}): the load set them"
+        return ""
 
 
 def order_key(x: Any) -> tuple:
@@ -116,18 +124,24 @@ def _pairs(case: Case, pairs: list[tuple[str, str]], claim: str) -> Said:
     """Each pair (better, worse) as claimed: agrees when every pair separates that way. Its effect
     is the narrowest margin: the pair whose claimed-better side leads by the least."""
     case.unceiled(list(dict.fromkeys(i for p in pairs for i in p)))
-    outcomes = [case.versus(a, b) for a, b in pairs]
+    # A pair the load held at one ceiling is told apart by nothing of its own, whatever the others.
+    held = {(a, b): why for a, b in pairs if (why := case.held([a, b]))}
+    told = [p for p in pairs if p not in held]
+    outcomes = [case.versus(a, b) for a, b in told]
     shown = ", ".join(f"{impl} {case.value(impl).show()}" for impl in dict.fromkeys(i for p in pairs for i in p))
-    leads = [_lead(case, a, b) for a, b in pairs]
-    by_repetition = [text for (a, b), (text, _) in zip(pairs, leads, strict=True) if case.ratio(*_led(case, a, b))]
+    leads = [_lead(case, a, b) for a, b in told]
+    by_repetition = [text for (a, b), (text, _) in zip(told, leads, strict=True) if case.ratio(*_led(case, a, b))]
     if by_repetition:
         shown += f" ({', '.join(by_repetition)} by repetition)"
+    shown += "".join(f"; {a} and {b} each {why}" for (a, b), why in held.items())
     effect, margin = min(leads, key=lambda e: e[1], default=("", None))
     if -1 in outcomes:
-        against = [f"{b} above {a}" for (a, b), o in zip(pairs, outcomes, strict=True) if o == -1]
+        against = [f"{b} above {a}" for (a, b), o in zip(told, outcomes, strict=True) if o == -1]
         return Said(Verdict.DISAGREES, f"{shown}: {', '.join(against)}, against {claim}", effect, margin)
     if all(o == 1 for o in outcomes):
-        return Said(Verdict.AGREES, f"{shown}: {claim}", effect, margin)
+        if not held:
+            return Said(Verdict.AGREES, f"{shown}: {claim}", effect, margin)
+        return Said(Verdict.NO_DIFFERENCE, f"{shown}: {claim} only where the load did not hold them", effect, margin)
     return Said(Verdict.NO_DIFFERENCE, f"{shown}: intervals overlap", effect, margin)
 
 
@@ -141,6 +155,9 @@ def _lead(case: Case, better: str, worse: str) -> tuple[str, float]:
 
 
 def _lead_estimate(case: Case, better: str, worse: str) -> pooled.Estimate:
+    """A pair's lead in one case, to pool; none where the load held both sides (`_pairs`)."""
+    if case.held([better, worse]):
+        return pooled.Estimate(None, 0)
     return _ratio_estimate(case, *_led(case, better, worse))
 
 
