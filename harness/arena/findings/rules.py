@@ -71,7 +71,8 @@ class Case:
 
     def ratio(self, a: str, b: str) -> stats.Ratio | None:
         """B's value over A's by repetition (values.paired), None where they were not paired."""
-        self.value(a), self.value(b)  # raises Missing where a side has no value to compare
+        for side in (a, b):
+            self.value(side)  # raises Missing where a side has no value to compare
         return paired(self.cells[a], self.cells[b])
 
     def unceiled(self, impls: list[str]) -> dict[str, Value]:
