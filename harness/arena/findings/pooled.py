@@ -24,7 +24,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from arena.findings.verdict import Said, Verdict, combined, telling
+from arena.findings.verdict import Said, Verdict, banded, combined, telling
 from arena.measured.stats import SMALLEST_CHANGE, Ratio, t95
 
 
@@ -112,11 +112,7 @@ def band(low: float, high: float) -> Callable[[Pooled], Verdict]:
     def judged(pooled: Pooled) -> Verdict:
         if not pooled.one_effect:
             return Verdict.NO_DIFFERENCE
-        if low <= pooled.low and pooled.high <= high:
-            return Verdict.AGREES
-        if pooled.high < low or pooled.low > high:
-            return Verdict.DISAGREES
-        return Verdict.NO_DIFFERENCE
+        return banded(pooled.low, pooled.high, low, high)
 
     return judged
 

@@ -13,7 +13,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from arena.findings import pooled
 from arena.findings.values import Cell, Value, beyond, paired, separated, together
-from arena.findings.verdict import Said, Verdict, combined, telling
+from arena.findings.verdict import Said, Verdict, banded, combined, telling
 from arena.measured import stats
 from arena.measured.stats import NO_INTERVAL, SMALLEST_CHANGE, Summary, ratio
 
@@ -56,14 +56,19 @@ class Case:
             raise Missing(f"{impl}: fewer than two points along the axis")
         return [(x, self.value(impl, cells[x])) for x in sorted(cells, key=order_key)]
 
-    def versus(self, a: str, b: str) -> int:
-        return self.told(self.cells.get(a), self.cells.get(b), a, b)
+    def measured(self, impl: str) -> Cell:
+        """The cell of `impl`, which has a value to compare (else Missing, as `value` says why)."""
+        self.value(impl)
+        return self.cells[impl]
 
-    def told(self, a: Cell | None, b: Cell | None, a_name: str, b_name: str, least: float = SMALLEST_CHANGE) -> int:
+    def versus(self, a: str, b: str) -> int:
+        return self.told(self.measured(a), self.measured(b))
+
+    def told(self, a: Cell, b: Cell, least: float = SMALLEST_CHANGE) -> int:
         """+1 where A is better than B by at least `least`, -1 where B is, 0 where they are not told
         apart: by their repetitions' ratios where each repetition measured both (values.paired),
         else by their own intervals."""
-        a_value, b_value = self.value(a_name, a), self.value(b_name, b)
+        a_value, b_value = self.value(a.impl, a), self.value(b.impl, b)
         r = paired(a, b)
         if r is not None:
             return beyond(r, self.higher_is_better, least)
@@ -71,19 +76,16 @@ class Case:
 
     def ratio(self, a: str, b: str) -> stats.Ratio | None:
         """B's value over A's by repetition (values.paired), None where they were not paired."""
-        for side in (a, b):
-            self.value(side)  # raises Missing where a side has no value to compare
-        return paired(self.cells[a], self.cells[b])
+        return paired(self.measured(a), self.measured(b))
 
     def unceiled(self, impls: list[str]) -> dict[str, Value]:
         """The values of `impls`, unless every one reached one ceiling: then the think time or the
         offered rate set them all, and comparing them compares the load with itself. Ceilings
         that differ by the smallest change or more are each side's own work (the hashes its
         cores allow at its own hash time): reaching them, the sides differ as that work does."""
-        values = {impl: self.value(impl) for impl in impls}
         if why := self.held(impls):
             raise Missing(f"every side {why}")
-        return values
+        return {impl: self.value(impl) for impl in impls}
 
     def held(self, impls: list[str]) -> str:
         """Why the load set the values of `impls`, each at 95% or more of one ceiling; "" where it
@@ -266,11 +268,13 @@ def _paired_band(case: Case, pairs: list[tuple[str, str]], within: float) -> Sai
     ratios = {f"{b}/{a}": case.ratio(a, b) for a, b in pairs}
     shown += " (" + ", ".join(f"{name} x{r.value:.2f} [{r.low:.2f}, {r.high:.2f}]" for name, r in ratios.items())
     shown += " by repetition)"
-    if all(1 / (1 + within) <= r.low and r.high <= 1 + within for r in ratios.values()):
-        return Said(Verdict.AGREES, f"{shown}: within {within:.0%}, similar")
-    if any(r.high < 1 / (1 + within) or r.low > 1 + within for r in ratios.values()):
-        return Said(Verdict.DISAGREES, f"{shown}: more than {within:.0%} apart, against similar")
-    return Said(Verdict.NO_DIFFERENCE, f"{shown}: the intervals do not tell whether within {within:.0%}")
+    verdict = combined([banded(r.low, r.high, 1 / (1 + within), 1 + within) for r in ratios.values()])
+    told = {
+        Verdict.AGREES: f"within {within:.0%}, similar",
+        Verdict.DISAGREES: f"more than {within:.0%} apart, against similar",
+        Verdict.NO_DIFFERENCE: f"the intervals do not tell whether within {within:.0%}",
+    }
+    return Said(verdict, f"{shown}: {told[verdict]}")
 
 
 @dataclass(frozen=True)
@@ -346,12 +350,7 @@ class Ratio:
                 raise Missing(f"{self.ratio} over {other}: no ratio with an interval")
             shown = f"{self.ratio}/{other} {r.value:.2f} [{r.low:.2f}, {r.high:.2f}]"
             effect = f"{self.ratio}/{other} x{r.value:.2f} [{r.low:.2f}, {r.high:.2f}]"
-            if self.low <= r.low and r.high <= self.high:
-                said.append(Said(Verdict.AGREES, shown, effect, r.value))
-            elif r.high < self.low or r.low > self.high:
-                said.append(Said(Verdict.DISAGREES, shown, effect, r.value))
-            else:
-                said.append(Said(Verdict.NO_DIFFERENCE, shown, effect, r.value))
+            said.append(Said(banded(r.low, r.high, self.low, self.high), shown, effect, r.value))
         return _all(said, f"{self.low:g}-{self.high:g} times")
 
     def pool(self, cases: list[Case]) -> Said | None:
@@ -398,13 +397,7 @@ class Published:
         for impl, seed in case.seed.items():
             v = case.value(impl)
             low, high = seed * (1 - self.published), seed * (1 + self.published)
-            shown = f"{impl} {v.show()} against the seed's {seed:g}"
-            if low <= v.low and v.high <= high:
-                said.append(Said(Verdict.AGREES, shown))
-            elif v.high < low or v.low > high:
-                said.append(Said(Verdict.DISAGREES, shown))
-            else:
-                said.append(Said(Verdict.NO_DIFFERENCE, shown))
+            said.append(Said(banded(v.low, v.high, low, high), f"{impl} {v.show()} against the seed's {seed:g}"))
         return _all(said, f"within {self.published:.0%}")
 
 
@@ -531,7 +524,7 @@ class Peaks:
             if peak is None:
                 raise Missing(f"{impl}: no point at {self.axis}={at}")
             cells = case.series[impl]
-            others = [(x, case.told(cells[at], cells[x], impl, impl)) for x, _ in points if x != at]
+            others = [(x, case.told(cells[at], cells[x])) for x, _ in points if x != at]
             shown = _series_shown(impl, self.axis, points)
             if any(o == -1 for _, o in others):
                 said.append(Said(Verdict.DISAGREES, shown))
@@ -554,8 +547,8 @@ def _trend(
         first, last = pick(points)
         sign = 1 if improves else -1
         cells = case.series[impl]
-        claimed = case.told(cells[last[0]], cells[first[0]], impl, impl, by) * sign == 1
-        against = case.told(cells[last[0]], cells[first[0]], impl, impl) * sign == -1
+        claimed = case.told(cells[last[0]], cells[first[0]], by) * sign == 1
+        against = case.told(cells[last[0]], cells[first[0]]) * sign == -1
         outcome = 1 if claimed else -1 if against else 0
         shown = f"{impl} {axis}={first[0]}: {first[1].show()}, {axis}={last[0]}: {last[1].show()}"
         if r := paired(cells[first[0]], cells[last[0]]):

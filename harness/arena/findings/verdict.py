@@ -73,6 +73,16 @@ def combined(verdicts: list[Verdict], least: int = 1) -> Verdict:
     return Verdict.NO_DIFFERENCE
 
 
+def banded(low: float, high: float, band_low: float, band_high: float) -> Verdict:
+    """An interval against a band (spec/findings.md, "Bands"): all of it inside, for; all of it
+    outside, against; else undecided."""
+    if band_low <= low and high <= band_high:
+        return Verdict.AGREES
+    if high < band_low or low > band_high:
+        return Verdict.DISAGREES
+    return Verdict.NO_DIFFERENCE
+
+
 def telling(said: list[Said], verdict: Verdict) -> Said:
     """The case that tells the verdict: one against it when it disagrees, the narrowest margin of
     those for it when it agrees, else the first undecided one."""
