@@ -276,6 +276,17 @@ def pair(a: Cell, b: Cell, higher: bool = True) -> Case:
     return Case(higher, cells={"a": a, "b": b})
 
 
+def grown(a_from: list, a_to: list, b_from: list, b_to: list) -> Case:
+    """Two implementations at two budgets, each number of one repetition of one run."""
+    return Case(
+        True,
+        series={
+            "a": {1: measured(a_from), 2: measured(a_to)},
+            "b": {1: measured(b_from), 2: measured(b_to)},
+        },
+    )
+
+
 # Each side's repetitions 100, 120 and 140 apart as the machine's minutes moved them: their own
 # intervals overlap whatever lies between the sides, and each repetition's ratio tells it.
 MOVED = [100.0, 120.0, 140.0]
@@ -304,6 +315,10 @@ MOVED = [100.0, 120.0, 140.0]
             N,
         ),
         (rules.Order(["b", "a"]), pair(measured([10, 10, 11]), measured([11, 11, 12])), A),
+        # Growths from one core to two: a's 1.50-1.55 a repetition, b's 1.25-1.30 (T-5.6-a's Go and Node)
+        (rules.Jumps("a", ["b"], "cpus", 1, 2), grown(MOVED, [150, 186, 210], MOVED, [130, 150, 182]), A),
+        (rules.Jumps("a", ["b"], "cpus", 1, 2), grown(MOVED, [150, 186, 210], MOVED, [130, 182, 150]), N),  # unpaired
+        (rules.Jumps("a", ["b"], "cpus", 1, 2), grown(MOVED, [130, 150, 182], MOVED, [150, 186, 210]), D),
     ],
 )
 def test_sides_measured_in_the_same_repetitions_are_compared_by_their_ratios(rule, measured_case, expected):

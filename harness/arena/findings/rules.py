@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from arena.findings import pooled
-from arena.findings.values import Cell, Value, beyond, paired, separated, together
+from arena.findings.values import Cell, Value, above, beyond, growths, paired, separated, together
 from arena.findings.verdict import Said, Verdict, banded, combined, telling
 from arena.measured import stats
 from arena.measured.stats import NO_INTERVAL, SMALLEST_CHANGE, Summary, ratio
@@ -702,12 +702,17 @@ class Jumps:
         for other in self.others:
             theirs = self.growth(case, other)
             shown = f"{self.jumps} x{mine[0]:.2f} [{mine[1]:.2f}, {mine[2]:.2f}], {other} x{theirs[0]:.2f}"
-            if mine[1] > theirs[2]:
-                said.append(Said(Verdict.AGREES, shown))
-            elif mine[2] < theirs[1]:
-                said.append(Said(Verdict.DISAGREES, shown))
+            ends = (self.start, self.end)
+            over = growths(*(case.series[self.jumps][x] for x in ends), *(case.series[other][x] for x in ends))
+            if over is not None:
+                # The two growths of each repetition, as two sides' values are (spec/findings.md, "Pairs").
+                growth = f"x{over.value:.2f} [{over.low:.2f}, {over.high:.2f}]"
+                shown += f" ({self.jumps}'s growth over {other}'s {growth} by repetition)"
+                outcome = above(over)
             else:
-                said.append(Said(Verdict.NO_DIFFERENCE, shown))
+                outcome = 1 if mine[1] > theirs[2] else -1 if mine[2] < theirs[1] else 0
+            verdict = {1: Verdict.AGREES, -1: Verdict.DISAGREES, 0: Verdict.NO_DIFFERENCE}[outcome]
+            said.append(Said(verdict, shown))
         return _all(said, f"{self.jumps} grows most from {self.axis}={self.start} to {self.end}")
 
 

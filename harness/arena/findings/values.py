@@ -10,6 +10,7 @@ import json
 import math
 import statistics
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from arena.measured.export import counted_values, values_of
@@ -91,12 +92,19 @@ def separated(a: Value, b: Value, higher_is_better: bool, least: float = SMALLES
 def beyond(r: Ratio, higher_is_better: bool, least: float = SMALLEST_CHANGE) -> int:
     """`separated` for B's value over A's where their repetitions were paired: +1 when A is better,
     its interval clear of 1 and the ratio at least `least` from it, -1 when B is, 0 otherwise."""
+    side = above(r, least)
+    return -side if higher_is_better else side
+
+
+def above(r: Ratio, least: float = SMALLEST_CHANGE) -> int:
+    """+1 where a ratio lies above 1, its interval clear of 1 and its value at least `least` from
+    it; -1 where it lies so below 1; 0 otherwise."""
     if r.low is None or r.high is None:
         return 0
-    if r.high < 1 and 1 / r.value >= 1 + least:  # B below A
-        return 1 if higher_is_better else -1
     if r.low > 1 and r.value >= 1 + least:
-        return -1 if higher_is_better else 1
+        return 1
+    if r.high < 1 and 1 / r.value >= 1 + least:
+        return -1
     return 0
 
 
@@ -146,13 +154,28 @@ def paired(a: Cell, b: Cell) -> Ratio | None:
     in those minutes, which the sides' own intervals each carry (spec/findings.md, "Pairs"). None
     where fewer than two repetitions measured both, a side's number is not above zero or only a
     bound (engine-bound), or the ratios do not vary: then the sides' own intervals are compared."""
-    if a.value is None or b.value is None or a.value.bounded or b.value.bounded:
+    return _by_repetition([a, b], lambda x, y: y / x)
+
+
+def growths(a_from: Cell, a_to: Cell, b_from: Cell, b_to: Cell) -> Ratio | None:
+    """A's growth from one point to another over B's, by the repetitions of one run that measured
+    all four (a REST run measures each implementation's points on one start, a micro run every
+    implementation at a point before the next): each repetition's two growths share its minutes,
+    as `paired`'s two values do. None where `paired` would be."""
+    return _by_repetition([a_from, a_to, b_from, b_to], lambda af, at, bf, bt: (at / af) / (bt / bf))
+
+
+def _by_repetition(cells: list[Cell], ratio: Callable[..., float]) -> Ratio | None:
+    """The geometric mean of `ratio` of the cells' numbers in each repetition that measured them
+    all, with its 95% interval (t on the logarithms), never narrower than their resolutions."""
+    if any(c.value is None or c.value.bounded for c in cells):
         return None
-    pairs = together(a, b)
-    if len(pairs) < 2 or min(min(p) for p in pairs) <= 0:
+    common = sorted(set.intersection(*(set(c.by_repetition) for c in cells)), key=str)
+    numbers = [[c.by_repetition[k] for c in cells] for k in common]
+    if len(numbers) < 2 or min(min(n) for n in numbers) <= 0:
         return None
-    logs = [math.log(y / x) for x, y in pairs]
-    floor = math.hypot(math.log1p(a.value.resolution), math.log1p(b.value.resolution))
+    logs = [math.log(ratio(*n)) for n in numbers]
+    floor = math.sqrt(sum(math.log1p(c.value.resolution) ** 2 for c in cells))
     half = max(t95(len(logs) - 1) * statistics.stdev(logs) / math.sqrt(len(logs)), floor)
     if half == 0:
         return None
