@@ -317,7 +317,7 @@ MOVED = [100.0, 120.0, 140.0]
         (rules.Order(["b", "a"]), pair(measured([10, 10, 11]), measured([11, 11, 12])), A),
         # Growths from one core to two: a's 1.50-1.55 a repetition, b's 1.25-1.30 (T-5.6-a's Go and Node)
         (rules.Jumps("a", ["b"], "cpus", 1, 2), grown(MOVED, [150, 186, 210], MOVED, [130, 150, 182]), A),
-        (rules.Jumps("a", ["b"], "cpus", 1, 2), grown(MOVED, [150, 186, 210], MOVED, [130, 182, 150]), N),  # unpaired
+        (rules.Jumps("a", ["b"], "cpus", 1, 2), grown(MOVED, [150, 186, 210], MOVED, [130, 182, 150]), N),  # b shuffled
         (rules.Jumps("a", ["b"], "cpus", 1, 2), grown(MOVED, [130, 150, 182], MOVED, [150, 186, 210]), D),
     ],
 )
