@@ -13,7 +13,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from arena.findings import pooled
 from arena.findings.values import Cell, Value, above, beyond, growths, paired, separated, together
-from arena.findings.verdict import Said, Verdict, banded, combined, telling
+from arena.findings.verdict import Said, Verdict, banded, combined, of_sign, telling
 from arena.measured import stats
 from arena.measured.stats import NO_INTERVAL, SMALLEST_CHANGE, Summary, ratio
 
@@ -553,8 +553,7 @@ def _trend(
         shown = f"{impl} {axis}={first[0]}: {first[1].show()}, {axis}={last[0]}: {last[1].show()}"
         if r := paired(cells[first[0]], cells[last[0]]):
             shown += f" (x{r.value:.2f} [{r.low:.2f}, {r.high:.2f}] by repetition)"
-        verdict = {1: Verdict.AGREES, -1: Verdict.DISAGREES, 0: Verdict.NO_DIFFERENCE}[outcome]
-        said.append(Said(verdict, shown))
+        said.append(Said(of_sign(outcome), shown))
     return _all(said, claim)
 
 
@@ -711,8 +710,7 @@ class Jumps:
                 outcome = above(over)
             else:
                 outcome = 1 if mine[1] > theirs[2] else -1 if mine[2] < theirs[1] else 0
-            verdict = {1: Verdict.AGREES, -1: Verdict.DISAGREES, 0: Verdict.NO_DIFFERENCE}[outcome]
-            said.append(Said(verdict, shown))
+            said.append(Said(of_sign(outcome), shown))
         return _all(said, f"{self.jumps} grows most from {self.axis}={self.start} to {self.end}")
 
 

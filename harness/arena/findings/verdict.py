@@ -73,6 +73,11 @@ def combined(verdicts: list[Verdict], least: int = 1) -> Verdict:
     return Verdict.NO_DIFFERENCE
 
 
+def of_sign(sign: int) -> Verdict:
+    """The verdict of a comparison's sign: +1 for the claim, -1 against it, 0 not told apart."""
+    return {1: Verdict.AGREES, -1: Verdict.DISAGREES, 0: Verdict.NO_DIFFERENCE}[sign]
+
+
 def banded(low: float, high: float, band_low: float, band_high: float) -> Verdict:
     """An interval against a band (spec/findings.md, "Bands"): all of it inside, for; all of it
     outside, against; else undecided."""
