@@ -22,6 +22,11 @@ def budgets(parser: argparse.ArgumentParser, default: str = ALL_BUDGETS) -> None
     parser.add_argument("--cpus", help=f"core budgets, e.g. 1 or 1,2 (default: {default})")
 
 
+def points(parser: argparse.ArgumentParser, what: str) -> None:
+    chosen = f"only these points of {what}'s profile, by number (default: all)"
+    parser.add_argument("--point", nargs="*", type=int, default=[], help=chosen)
+
+
 def db_url(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--db-url",

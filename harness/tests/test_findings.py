@@ -695,29 +695,40 @@ def test_shared_cores_count_only_where_the_finding_allows_them_and_the_engine_co
 
 def test_the_findings_suite_measures_only_what_the_testable_findings_compare():
     made = findings_suite.plan(catalog.load(), machine=2)
-    items = {item.experiment: item for item in made.items}
+    items = {(item.experiment, item.points): item for item in made.items}
     password, cold = [item for item in made.items if item.experiment == "thesis-password"]
     assert password.impls == ("elixir", "go", "node") and password.cpus == (1, 2)  # cpus 2 on shared cores
     assert password.points == (1, 2) and "T-Fig2-a" in password.findings and "T-Fig4-a" not in password.findings
     # bcrypt at cost 20, whose errors are counted: once, on one core, for the findings that count them
     assert (cold.points, cold.cpus, cold.repeat, cold.findings) == ((3,), (1,), 1, ("T-Fig2-d", "T-6-a"))
-    assert items["spawn"].impls == ("erlang", "go", "scala") and items["spawn"].cpus == (2,)
-    assert items["blog-ab"].impls == ("node",)  # the seed published its values only
-    spawn = "micro --suite findings --bench spawn --impl erlang go scala --cpus 2 --repeat 3"
-    assert " ".join(items["spawn"].argv()) == spawn
+    million = items[("spawn", (6,))]
+    assert million.impls == ("erlang", "go", "scala") and million.cpus == (2,)
+    assert items[("blog-ab", ())].impls == ("node",)  # the seed published its values only
+    spawn = "micro --suite findings --bench spawn --point 6 --impl erlang go scala --cpus 2 --repeat 3"
+    assert " ".join(million.argv()) == spawn
     # A test's own repetitions stand whatever --repeat says (Erlang's drop after its peak needs four),
-    # and a run repeats its points as often as the most demanding of its tests needs.
-    assert items["throughput"].repeat == 4 and "V-Fig5-e" in items["throughput"].findings
-    for repeat, expected in ((1, (1, 4, 1)), (5, (5, 5, 1))):
+    # and a run repeats its points as often as the most demanding of its tests needs: the points
+    # only some tests need more often are a run of their own (a bench's by --point too).
+    assert items[("throughput", ())].repeat == 4 and "V-Fig5-e" in items[("throughput", ())].findings
+    assert (items[("ring", (1, 3, 5))].repeat, items[("ring", (2, 4, 6))].repeat) == (5, 3)  # cold, warm
+    assert (items[("thesis-userinfo", (1,))].repeat, items[("thesis-userinfo", (2,))].repeat) == (3, 5)
+    # Go is compared at some of pingping's points, not at others: one run measures it at all.
+    assert "go" in items[("pingping", ())].impls
+
+    def repeats(planned: list[findings_suite.Item], experiment: str, point: int) -> int:
+        (item,) = [i for i in planned if i.experiment == experiment and (not i.points or point in i.points)]
+        return item.repeat
+
+    for repeat, expected in ((1, (5, 1, 4, 1)), (5, (5, 5, 5, 1))):
         planned = findings_suite.plan(catalog.load(), machine=2, repeat=repeat).items
-        got = {(item.experiment, item.points): item.repeat for item in planned}
-        assert (got[("spawn", ())], got[("throughput", ())], got[("thesis-password", (3,))]) == expected
+        asked = (("spawn", 2), ("spawn", 6), ("throughput", 1), ("thesis-password", 3))
+        assert tuple(repeats(planned, experiment, point) for experiment, point in asked) == expected
     lacking = " ".join(made.lacking)
     assert "T-Tab7-b: thesis-userinfo needs 65 cores, 2 here" in lacking and "V-Fig5-f" in lacking
     # A test of another suite's points is named with the cores it lacks, or the suite it needs:
     # never dropped from both the plan and this list.
     assert "H-4.2-b: honours-long needs 5 cores, 2 here" in lacking
-    assert "V-Fig4a-b" in items["spawn"].findings  # bytes per process at 3,000,000, not a search
+    assert "V-Fig4a-b" in million.findings  # bytes per process at 3,000,000, not a search
     (bytes_,) = finding("V-Fig4a-b").tests
     searched = dataclasses.replace(bytes_, metric="max_procs", higher_is_better=True, where={"procs": "max"})
     elsewhere = dataclasses.replace(finding("V-Fig4a-b"), tests=[searched])
@@ -732,6 +743,20 @@ def test_the_findings_suite_measures_only_what_the_testable_findings_compare():
     ]
     assert not dropped, dropped
     assert not any(item.kind == "capacity" for item in made.items)
+
+
+def test_a_series_a_test_compares_by_repetition_is_measured_in_one_run():
+    """A point one test needs more often is a run of its own, unless a series along an axis runs
+    through it: its points are compared by repetition, which pairs only within a run."""
+    (smooth,) = finding("V-Fig4b-a").tests  # spawn from 1,000 to 100,000 processes, along procs
+    (fastest,) = [t for t in finding("V-Fig4a-a").tests if t.where.get("procs") == 3000000]
+    often = dataclasses.replace(fastest, where={**fastest.where, "procs": 20000}, repetitions=6)
+    alone = dataclasses.replace(finding("V-Fig4a-a"), tests=[often])
+    runs = findings_suite.plan([alone], machine=2).items
+    assert [(item.points, item.repeat) for item in runs] == [((3,), 6)]  # 20,000 alone: nothing else needed
+    series = dataclasses.replace(finding("V-Fig4b-a"), tests=[dataclasses.replace(smooth, repetitions=3)])
+    runs = findings_suite.plan([series, alone], machine=2).items
+    assert [(item.points, item.repeat) for item in runs] == [((1, 2, 3, 4, 5), 6)]
 
 
 def test_every_run_of_the_suite_has_its_time_on_the_reference_machine_and_the_suite_takes_under_two_hours():

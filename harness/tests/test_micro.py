@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import argparse
+import json
 from pathlib import Path
 
 import pytest
 
 from arena.console import Console
+from arena.errors import UsageError
 from arena.impls import catalog
 from arena.impls.catalog import ManifestError
 from arena.kind import Task
 from arena.measured.measurement import Outcome
-from arena.micro import conformance, measure, program, search, suite, tables
+from arena.micro import conformance, measure, plan, program, search, suite, tables
+from arena.micro.plan import MicroPlan
 from arena.report.render import markdown
 from conftest import write_impl
 
@@ -216,3 +220,27 @@ def test_the_findings_profile_sweeps_cold_and_warm_starts_on_both_cores():
     points = suite.points(pingping, "findings")
     assert {p.start for p in points} == {"cold", "warm"} and suite.budgets(pingping, "findings", 2) == [2]
     assert all(p.start == "" for p in suite.points(pingping, "quick"))  # keys of earlier runs unchanged
+
+
+def test_point_numbers_choose_a_bench_profiles_points_and_a_wrong_one_is_a_clear_error():
+    ring = suite.load(["ring"])[0]
+    every = suite.points(ring, "findings")
+    chosen = suite.points(ring, "findings", [1, 3])
+    assert [p.key for p in chosen] == [every[0].key, every[2].key]
+    first = {"mode": "idiomatic", **every[0].params, "start": "cold"}
+    assert json.loads(chosen[0].key) == chosen[0].coordinates == first
+    with pytest.raises(suite.SuiteError, match=r"ring \[findings\]: no point 7 \(it has 6\)"):
+        suite.points(ring, "findings", [7])
+    parser = argparse.ArgumentParser()
+    plan.add_arguments(parser)
+    parser.add_argument("--suite", default="findings")
+    parser.add_argument("--repeat", type=int, default=3)
+    made = plan.planned(parser.parse_args(["--bench", "ring", "--point", "2", "4"]))
+    assert made.point == [2, 4] and MicroPlan.of(made.document()).point == [2, 4]
+    for wrong, said in (
+        (["--bench", "ring", "--point", "9"], "no point 9"),
+        (["--bench", "ring", "spawn", "--point", "1"], "one bench's profile"),
+        (["--point", "1"], "one bench's profile"),
+    ):
+        with pytest.raises(UsageError, match=said):
+            plan.planned(parser.parse_args(wrong))

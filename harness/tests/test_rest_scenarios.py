@@ -89,7 +89,7 @@ def test_a_point_may_replace_its_profiles_settings_warmup_and_timeout_and_be_cho
     assert cold.settings() == {"ARENA_BCRYPT_COST": "20"} and cold.warmup() is None  # measured from its first request
     document = cold.engine_scenario(18000, 1, None, None)
     assert "warmup" not in document and document["timeout_ms"] == 900_000
-    assert "settings" not in document["model"] and document["model"]["duration_s"] == 240
+    assert "settings" not in document["model"] and document["model"]["duration_s"] == 180
     assert warm.engine_scenario(18000, 1, None, None)["timeout_ms"] == scenarios.TIMEOUT_MS
     assert [p.index for p in scenarios.points(password, "findings", [3])] == [2]
     with pytest.raises(ScenarioError, match=r"thesis-password \[findings\]: no point 4 \(it has 3\)"):

@@ -1,8 +1,9 @@
 """`arena findings --measure` and `--plan`: the points the testable findings need, and nothing else
-(spec/findings.md, "Measuring what the findings need"). Each scenario or bench a finding needs is
-one run of its kind in its `findings` profile, with only the implementations and core budgets its
-findings compare; the ledger is printed at the end. A run stopped by Ctrl-C keeps what it measured,
-and `--resume` continues it, then measures what has no finished findings run yet."""
+(spec/findings.md, "Measuring what the findings need"). The points of a scenario or bench's
+`findings` profile that need the same core budgets and repetitions are one run of its kind, with
+only the implementations their findings compare; the ledger is printed at the end. A run stopped
+by Ctrl-C keeps what it measured, and `--resume` continues it, then measures what has no finished
+findings run yet."""
 
 from __future__ import annotations
 
@@ -67,7 +68,7 @@ def plan(findings: list[Finding], machine: int, repeat: int = 3) -> Plan:
     """The runs the findings' tests need on a machine of `machine` cores, each point `repeat` times
     unless a test says how often it needs it (once for a count of events; more where a start's
     scatter hides the effect at three), and the tests the machine cannot give what
-    they need. A scenario's points are grouped by what their tests need, so that a point one test
+    they need. An experiment's points are grouped by what their tests need, so that a point one test
     needs once on one core is not measured three times on two."""
     needed: dict[tuple[str, str], list[tuple[Test, str]]] = {}
     lacking = []
@@ -100,25 +101,59 @@ def plan(findings: list[Finding], machine: int, repeat: int = 3) -> Plan:
             lacking.append(f"{finding.id}: {elsewhere[0].experiment}'s points it reads are the {suites} suite's")
     items = []
     for (kind, experiment), tests in sorted(needed.items()):
-        if kind == "micro":
-            items.append(_item(kind, experiment, tests))
-            continue
-        # A scenario's points, grouped by the implementations, budgets and repetitions their tests need.
+        # The experiment's points, grouped by the budgets and repetitions their tests need: a point
+        # one test needs five times is not measured five times with the others. A group measures
+        # every implementation its points' tests compare: a run's start (builds checked, programs
+        # verified) costs more than a few measurements more.
+        profile = _points(kind, experiment)
+        repeats = _repeats([test for test, _ in tests], profile)
         groups: dict[tuple, list[Item]] = {}
-        for point in scenarios.points(scenarios.load([experiment])[0], FINDINGS):
-            mine = [(test, finding) for test, finding in tests if test.matches(point.params)]
+        for number, where in enumerate(profile, 1):
+            mine = [(test, finding) for test, finding in tests if test.matches(where)]
             if mine:
-                made = dataclasses.replace(_item(kind, experiment, mine), points=(point.index + 1,))
-                groups.setdefault((made.impls, made.cpus, made.repeat), []).append(made)
-        items += [
-            dataclasses.replace(
+                made = dataclasses.replace(_item(kind, experiment, mine), points=(number,), repeat=repeats[number])
+                groups.setdefault((made.cpus, made.repeat), []).append(made)
+        for alike in groups.values():
+            chosen = tuple(p for item in alike for p in item.points)
+            merged = dataclasses.replace(
                 alike[0],
+                impls=tuple(sorted({impl for item in alike for impl in item.impls})),
                 findings=tuple(dict.fromkeys(f for item in alike for f in item.findings)),
-                points=tuple(p for item in alike for p in item.points),
+                points=_named(chosen, len(profile)),
             )
-            for alike in groups.values()
-        ]
+            items.append(merged)
     return Plan(items, lacking)
+
+
+def _points(kind: str, experiment: str) -> list[dict]:
+    """What tells each point of the experiment's findings profile from the others, in its order."""
+    if kind == MICRO:
+        return [point.coordinates for point in micro_suite.points(micro_suite.load([experiment])[0], FINDINGS)]
+    return [point.params for point in scenarios.points(scenarios.load([experiment])[0], FINDINGS)]
+
+
+def _repeats(tests: list[Test], profile: list[dict]) -> dict[int, int]:
+    """Each point's repetitions: the most a test of it needs; and every point of a series along an
+    axis, whose points a test compares by repetition, its points' most, so that one run measures it."""
+    series = [(test, [n for n, where in enumerate(profile, 1) if test.matches(where)]) for test in tests]
+    repeats = dict.fromkeys(range(1, len(profile) + 1), 1)
+    for test, points in series:
+        for n in points:
+            repeats[n] = max(repeats[n], test.repetitions or 1)
+    raised = True
+    while raised:  # one series raised may share a point with another
+        raised = False
+        for test, points in series:
+            most = max((repeats[n] for n in points), default=1)
+            if test.rule.axis is not None and any(repeats[n] < most for n in points):
+                repeats.update(dict.fromkeys(points, most))
+                raised = True
+    return repeats
+
+
+def _named(chosen: tuple[int, ...], profile: int) -> tuple[int, ...]:
+    """The points to name with --point: none where they are all the profile's."""
+    return () if len(chosen) == profile else chosen
 
 
 def _item(kind: str, experiment: str, tests: list[tuple[Test, str]]) -> Item:
@@ -152,7 +187,9 @@ def estimate_s(item: Item) -> float:
     if item.kind == MICRO:
         rows = impls.rows(list(item.impls), impls.load_micro, lambda _: None)
         bench = micro_suite.load([item.experiment])
-        planned = micro_plan.MicroPlan(FINDINGS, list(item.impls), list(item.cpus), item.repeat, [item.experiment])
+        planned = micro_plan.MicroPlan(
+            FINDINGS, list(item.impls), list(item.cpus), item.repeat, [item.experiment], list(item.points)
+        )
         tasks, _ = micro_plan.plan_tasks(rows, bench, planned)
         return sum(task.estimate_s for task in tasks)
     scenario = scenarios.load([item.experiment])[0]

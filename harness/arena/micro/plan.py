@@ -7,6 +7,7 @@ import argparse
 from dataclasses import dataclass, field
 
 from arena import options
+from arena.errors import UsageError
 from arena.host import cores
 from arena.impls import catalog
 from arena.impls.catalog import Manifest
@@ -22,6 +23,7 @@ SEARCH_S = 30.0  # a spawn search, for the ETA
 @dataclass(frozen=True)
 class MicroPlan(Plan):
     bench: list[str] = field(default_factory=list)  # none named: every bench
+    point: list[int] = field(default_factory=list)  # only these points of its profile, by number
 
 
 def plan_tasks(rows: list[Manifest], benches: list[Bench], plan: MicroPlan) -> tuple[list[Task], list[str]]:
@@ -36,7 +38,7 @@ def plan_tasks(rows: list[Manifest], benches: list[Bench], plan: MicroPlan) -> t
         Task(KIND, manifest, point, cpus, repetition, _estimate(point))
         for repetition in range(plan.repeat)
         for bench in benches
-        for point in suite.points(bench, plan.suite)
+        for point in suite.points(bench, plan.suite, plan.point)
         if repetition == 0 or not point.is_max  # the search is long and its answer a single number
         for manifest in rows
         for cpus in budgets[bench.id]
@@ -60,12 +62,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The command's options: the shared ones of options.py and its own."""
     options.impls(parser, "runtimes of micro/")
     parser.add_argument("--bench", nargs="*", default=[], help="pingping pingpong spawn throughput ring (default: all)")
+    options.points(parser, "the bench")
     options.budgets(parser, "each bench's own, spec/micro.toml")
 
 
 def planned(options: argparse.Namespace) -> MicroPlan:
     """The plan of the command line's options; unknown benches, suites and runtimes fail here."""
-    suite.load(options.bench)
+    if options.point and len(options.bench) != 1:
+        raise UsageError("--point numbers the points of one bench's profile: name that one with --bench")
+    for bench in suite.load(options.bench):
+        suite.points(bench, options.suite, options.point)  # unknown points fail here
     suite.limits(options.suite)
     catalog.rows(options.impl, catalog.load_micro, lambda _: None)  # unknown names fail here
     return MicroPlan(
@@ -74,4 +80,5 @@ def planned(options: argparse.Namespace) -> MicroPlan:
         cpus=cores.parse_budgets(options.cpus) if options.cpus else None,
         repeat=repetitions(options.repeat),
         bench=options.bench,
+        point=options.point,
     )

@@ -63,10 +63,13 @@ class Point:
         return self.bench.id
 
     @property
+    def coordinates(self) -> dict:
+        """What tells the point from the profile's others: its mode, parameters and start."""
+        return {"mode": self.mode, **self.params, **({"start": self.start} if self.start else {})}
+
+    @property
     def key(self) -> str:
-        return json.dumps(
-            {"mode": self.mode, **self.params, **({"start": self.start} if self.start else {})}, sort_keys=True
-        )
+        return json.dumps(self.coordinates, sort_keys=True)
 
     @property
     def label(self) -> str:
@@ -163,8 +166,9 @@ def limits(suite: str) -> Limits:
         raise SuiteError(f"{SUITE_FILE}: [limits.{suite}]: missing or bad field {err}") from None
 
 
-def points(bench: Bench, suite: str) -> list[Point]:
-    """Every combination of the profile's sweeps, smallest first, and spawn's search last."""
+def points(bench: Bench, suite: str, chosen: list[int] | None = None) -> list[Point]:
+    """Every combination of the profile's sweeps, smallest first, and spawn's search last; or those
+    `chosen` by number (1 the first: `arena micro --point`)."""
     profile = bench.profiles.get(suite)
     if profile is None:
         return []  # only some benches have a findings profile
@@ -177,7 +181,9 @@ def points(bench: Bench, suite: str) -> list[Point]:
     ]
     if profile.get("max"):
         made.append(Point(bench, "idiomatic", {"procs": MAX}))
-    return made
+    if unknown := [n for n in chosen or [] if not 1 <= n <= len(made)]:
+        raise SuiteError(f"{bench.id} [{suite}]: no point {unknown[0]} (it has {len(made)})")
+    return [p for number, p in enumerate(made, 1) if not chosen or number in chosen]
 
 
 def budgets(bench: Bench, suite: str, machine: int) -> list[int]:

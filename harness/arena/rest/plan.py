@@ -98,13 +98,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The command's options: the shared ones of options.py and its own."""
     options.impls(parser)
     parser.add_argument("--scenario", nargs="*", default=[], help="experiments of spec/scenarios/ (default: all)")
-    parser.add_argument(
-        "--point",
-        nargs="*",
-        type=int,
-        default=[],
-        help="only these points of its profile, by number (default: all)",
-    )
+    options.points(parser, "the scenario")
     options.budgets(parser)
     options.db_url(parser)
     parser.add_argument(
