@@ -764,7 +764,9 @@ def test_every_run_of_the_suite_has_its_time_on_the_reference_machine_and_the_su
     made = findings_suite.plan(catalog.load(), machine=2)
     minutes = findings_suite.reference_minutes()
     assert sorted(minutes) == sorted(" ".join(item.argv()) for item in made.items)
-    assert sum(minutes.values()) < 120  # the bound, with each run's builds and checks
+    # The bound is 120 minutes from the command to the verdicts: the builds and checks before
+    # each run took 4.5 minutes more on a fresh clone of 2e570ed, 7.2 on one of 47cf63e.
+    assert sum(minutes.values()) < 110
 
 
 def test_a_broken_file_of_reference_times_is_a_clear_error(tmp_path, monkeypatch):

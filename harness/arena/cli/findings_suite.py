@@ -201,7 +201,7 @@ def estimate_s(item: Item) -> float:
 
 def expected_s(item: Item) -> tuple[float, str]:
     """How long the item's run takes, and how that is known: as long as its newest run of the same
-    plan took here, start to finish (its builds and checks too); else as long as it took on the
+    plan took here, its measuring from start to finish; else as long as it took on the
     reference machine (REFERENCE); else by the kinds' estimates, which know a window's length but
     not how long a queue drains or a thousand threads take to start."""
     asked = {"impl": list(item.impls), "cpus": list(item.cpus), "repeat": item.repeat}
@@ -249,7 +249,8 @@ def show(made: Plan, console: Console) -> None:
     console.line(
         f"about {total / 60:.0f} min: {len(sources) - sources.count(ON_REFERENCE) - sources.count(ESTIMATED)} of "
         f"{len(made.items)} runs as long as they took here "
-        f"last, {sources.count(ON_REFERENCE)} as on the reference machine (both with their builds and checks), "
+        f"last, {sources.count(ON_REFERENCE)} as on the reference machine (both their measuring; the builds and "
+        "checks before each run take minutes more), "
         f"{sources.count(ESTIMATED)} estimated (builds and checks aside)"
     )
     if made.lacking:
