@@ -14,7 +14,7 @@ import argparse
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol, Self
+from typing import Protocol, Self, TypeVar
 
 from arena.console import Console
 from arena.errors import UsageError
@@ -34,6 +34,7 @@ COMMANDS = {REST: "run", MICRO: "micro", CAPACITY: "capacity", SOAK: "soak"}
 # those some finding needs.
 FINDINGS = "findings"
 SUITES = ("quick", "paper", FINDINGS)
+T = TypeVar("T")
 
 
 def repetitions(repeat: int) -> int:
@@ -41,6 +42,14 @@ def repetitions(repeat: int) -> int:
     if not 1 <= repeat <= MAX_REPEAT:
         raise UsageError(f"--repeat {repeat}: choose 1..{MAX_REPEAT}")
     return repeat
+
+
+def numbered(made: list[T], chosen: list[int] | None, profile: str, error: type[UsageError]) -> list[T]:
+    """A profile's points `chosen` by number (1 the first: `--point`), or all where none is; a number
+    the profile lacks is an `error` that says how many it has."""
+    if unknown := [n for n in chosen or [] if not 1 <= n <= len(made)]:
+        raise error(f"{profile}: no point {unknown[0]} (it has {len(made)})")
+    return [point for number, point in enumerate(made, 1) if not chosen or number in chosen]
 
 
 @dataclass(frozen=True)

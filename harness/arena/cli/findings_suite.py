@@ -106,22 +106,15 @@ def plan(findings: list[Finding], machine: int, repeat: int = 3) -> Plan:
         # every implementation its points' tests compare: a run's start (builds checked, programs
         # verified) costs more than a few measurements more.
         profile = _points(kind, experiment)
-        repeats = _repeats([test for test, _ in tests], profile)
-        groups: dict[tuple, list[Item]] = {}
-        for number, where in enumerate(profile, 1):
-            mine = [(test, finding) for test, finding in tests if test.matches(where)]
-            if mine:
-                made = dataclasses.replace(_item(kind, experiment, mine), points=(number,), repeat=repeats[number])
-                groups.setdefault((made.cpus, made.repeat), []).append(made)
-        for alike in groups.values():
-            chosen = tuple(p for item in alike for p in item.points)
-            merged = dataclasses.replace(
-                alike[0],
-                impls=tuple(sorted({impl for item in alike for impl in item.impls})),
-                findings=tuple(dict.fromkeys(f for item in alike for f in item.findings)),
-                points=_named(chosen, len(profile)),
-            )
-            items.append(merged)
+        matched = [(test, [n for n, where in enumerate(profile, 1) if test.matches(where)], f) for test, f in tests]
+        repeats = _repeats([(test, points) for test, points, _ in matched], len(profile))
+        groups: dict[tuple, list[tuple[int, list[tuple[Test, str]]]]] = {}
+        for number in range(1, len(profile) + 1):
+            if mine := [(test, finding) for test, points, finding in matched if number in points]:
+                groups.setdefault((_cpus(mine), repeats[number]), []).append((number, mine))
+        for (_, repeat), alike in groups.items():
+            chosen = _named(tuple(number for number, _ in alike), len(profile))
+            items.append(_item(kind, experiment, [pair for _, mine in alike for pair in mine], repeat, chosen))
     return Plan(items, lacking)
 
 
@@ -132,11 +125,11 @@ def _points(kind: str, experiment: str) -> list[dict]:
     return [point.params for point in scenarios.points(scenarios.load([experiment])[0], FINDINGS)]
 
 
-def _repeats(tests: list[Test], profile: list[dict]) -> dict[int, int]:
-    """Each point's repetitions: the most a test of it needs; and every point of a series along an
-    axis, whose points a test compares by repetition, its points' most, so that one run measures it."""
-    series = [(test, [n for n, where in enumerate(profile, 1) if test.matches(where)]) for test in tests]
-    repeats = dict.fromkeys(range(1, len(profile) + 1), 1)
+def _repeats(series: list[tuple[Test, list[int]]], profile: int) -> dict[int, int]:
+    """Each point's repetitions (by number, of `profile` points), from each test and the points it
+    reads: the most a test of it needs; and every point of a series along an axis, whose points a
+    test compares by repetition, its points' most, so that one run measures it."""
+    repeats = dict.fromkeys(range(1, profile + 1), 1)
     for test, points in series:
         for n in points:
             repeats[n] = max(repeats[n], test.repetitions or 1)
@@ -156,15 +149,15 @@ def _named(chosen: tuple[int, ...], profile: int) -> tuple[int, ...]:
     return () if len(chosen) == profile else chosen
 
 
-def _item(kind: str, experiment: str, tests: list[tuple[Test, str]]) -> Item:
-    return Item(
-        kind,
-        experiment,
-        tuple(sorted({impl for test, _ in tests for impl in _impls(test)})),
-        tuple(sorted({cpus for test, _ in tests for cpus in test.cpus or ()})),
-        max(test.repetitions or 1 for test, _ in tests),
-        tuple(dict.fromkeys(finding for _, finding in tests)),
-    )
+def _item(kind: str, experiment: str, tests: list[tuple[Test, str]], repeat: int, points: tuple[int, ...]) -> Item:
+    """One run: the points, the implementations their tests compare, on the budgets they name."""
+    impls = tuple(sorted({impl for test, _ in tests for impl in _impls(test)}))
+    findings = tuple(dict.fromkeys(finding for _, finding in tests))
+    return Item(kind, experiment, impls, _cpus(tests), repeat, findings, points)
+
+
+def _cpus(tests: list[tuple[Test, str]]) -> tuple[int, ...]:
+    return tuple(sorted({cpus for test, _ in tests for cpus in test.cpus or ()}))
 
 
 def _budgets(test: Test, machine: int) -> tuple[int, ...]:

@@ -11,7 +11,7 @@ import psutil
 
 from arena.errors import UsageError
 from arena.host import cores
-from arena.kind import FINDINGS
+from arena.kind import FINDINGS, numbered
 from arena.paths import SPEC
 from arena.report import published
 from arena.report.published import Published
@@ -181,9 +181,7 @@ def points(bench: Bench, suite: str, chosen: list[int] | None = None) -> list[Po
     ]
     if profile.get("max"):
         made.append(Point(bench, "idiomatic", {"procs": MAX}))
-    if unknown := [n for n in chosen or [] if not 1 <= n <= len(made)]:
-        raise SuiteError(f"{bench.id} [{suite}]: no point {unknown[0]} (it has {len(made)})")
-    return [p for number, p in enumerate(made, 1) if not chosen or number in chosen]
+    return numbered(made, chosen, f"{bench.id} [{suite}]", SuiteError)
 
 
 def budgets(bench: Bench, suite: str, machine: int) -> list[int]:

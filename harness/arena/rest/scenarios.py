@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena.errors import UsageError
-from arena.kind import FINDINGS
+from arena.kind import FINDINGS, numbered
 from arena.paths import SPEC
 from arena.report import published
 from arena.report.published import Published
@@ -238,6 +238,4 @@ def points(scenario: Scenario, suite: str, chosen: list[int] | None = None) -> l
     if suite not in scenario.profiles:
         raise ScenarioError(f"{scenario.id}: no '{suite}' profile (has: {', '.join(scenario.profiles)})")
     made = [Point(scenario, suite, i, dict(p)) for i, p in enumerate(scenario.profiles[suite]["points"])]
-    if unknown := [n for n in chosen or [] if not 1 <= n <= len(made)]:
-        raise ScenarioError(f"{scenario.id} [{suite}]: no point {unknown[0]} (it has {len(made)})")
-    return [p for p in made if not chosen or p.index + 1 in chosen]
+    return numbered(made, chosen, f"{scenario.id} [{suite}]", ScenarioError)
