@@ -832,8 +832,9 @@ def test_changes_lists_the_verdicts_that_differ_between_the_suites_last_two_meas
     assert cli.main(["findings", "--changes"]) == 2  # measured once at most: nothing to compare
     assert "measured twice" in capsys.readouterr().err
     store = Store()
-    for name, scala in (("s1", 2.0), ("s2", 9.0)):  # Scala the fastest at 1,000, then the slowest
-        run = store.start_run(name, "findings", {"kind": "micro", "bench": ["spawn"]}, {"cores": 2}, "abc", False)
+    for name, scala, pace in (("s1", 2.0, 500.0), ("s2", 9.0, 400.0)):  # Scala the fastest at 1,000, then the slowest
+        host = {"cores": 2, "pace_mib_s": pace}  # and the machine slower for the second run
+        run = store.start_run(name, "findings", {"kind": "micro", "bench": ["spawn"]}, host, "abc", False)
         for m in spawns({"erlang": 4.0, "scala": scala, "go": 5.0}, 1000, "cold", 2):
             store.add(run.id, m)
         store.finish_run(run.id)
@@ -842,6 +843,7 @@ def test_changes_lists_the_verdicts_that_differ_between_the_suites_last_two_meas
     out = capsys.readouterr().out
     assert "differ between runs s1 and s2" in out and "V-Fig4b " in out
     assert "disagrees" in out and "agrees" in out and "V-Fig4a " not in out
+    assert "pace at each run's start" in out and "x0.80" in out
 
 
 def test_a_verdict_shows_its_effect_at_the_narrowest_margin():

@@ -67,6 +67,10 @@ def _changes(store: Store, console: Console) -> int:
     console.line(f"{len(table.rows)} verdict(s) differ between runs {changed}", style="bold")
     if table.rows:
         terminal.table(console, table)
+    pace = runs.paces(before, after)
+    if pace.rows:
+        console.line("the machine's pace at each run's start (SHA-256 on one core, host/pace.py)", style="bold")
+        terminal.table(console, pace)
     return 0
 
 

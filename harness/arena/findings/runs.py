@@ -10,7 +10,9 @@ from arena.findings.judge import Judgement, judge_all
 from arena.findings.values import Index
 from arena.kind import FINDINGS
 from arena.measured.measurement import Measurement
+from arena.measured.stats import SMALLEST_CHANGE
 from arena.measured.store import Run, Store
+from arena.report.tables import Cell, Column, Row, Table
 
 
 def newest_of_each_kind(store: Store) -> list[Run]:
@@ -27,6 +29,34 @@ def last_two_findings_suites(store: Store) -> tuple[list[Run], list[Run]]:
     if not any(len(runs) > 1 for runs in suites):
         return [], [runs[0] for runs in suites]
     return [runs[1] if len(runs) > 1 else runs[0] for runs in suites], [runs[0] for runs in suites]
+
+
+def paces(before: list[Run], after: list[Run]) -> Table:
+    """Each experiment's run before and now (as `last_two_findings_suites` pairs them) with the
+    machine's pace at its start (host/pace.py), where both recorded one: a verdict that moved with a
+    machine that ran slower or faster for one of its runs shows that here, not in its own numbers."""
+    rows = []
+    for was, now in zip(before, after, strict=True):
+        then, pace = was.host.get("pace_mib_s"), now.host.get("pace_mib_s")
+        if was is now or not then or not pace:
+            continue
+        moved = abs(pace / then - 1) >= SMALLEST_CHANGE
+        experiments = " ".join(now.plan.get(catalog.PLANNED.get(now.kind, "")) or [])
+        points = " ".join(str(p) for p in now.plan.get("point") or [])
+        rows.append(
+            Row(
+                [
+                    Cell(f"{experiments} {points}".strip()),
+                    Cell(was.name),
+                    Cell(now.name),
+                    Cell(f"{then:,.0f}"),
+                    Cell(f"{pace:,.0f}"),
+                    Cell(f"x{pace / then:.2f}", tone="bad" if moved else ""),
+                ]
+            )
+        )
+    columns = [Column(c) for c in ("experiment", "run before", "run now", "MiB/s before", "MiB/s now", "now/before")]
+    return Table(columns, rows, flags=False)
 
 
 def _by_kind(store: Store) -> dict[tuple, list[Run]]:

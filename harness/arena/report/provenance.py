@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 from arena.host.cores import machine_cores
+from arena.host.pace import pace_mib_s
 from arena.measured.measurement import Measurement
 from arena.measured.store import Run
 from arena.paths import ROOT
@@ -32,6 +33,9 @@ def host_facts() -> dict:
         # Every OS thread takes a pid: these cap thread-per-process runtimes machine-wide.
         "pid_max": _kernel_setting("pid_max"),
         "threads_max": _kernel_setting("threads-max"),
+        # What the machine gave one core as the run started (host/pace.py): a machine that slowed
+        # down between two runs shows here, not only in their numbers.
+        "pace_mib_s": pace_mib_s(),
     }
 
 
