@@ -41,7 +41,7 @@ def paces(before: list[Run], after: list[Run]) -> Table:
         if was is now or not then or not pace:
             continue
         moved = abs(pace / then - 1) >= SMALLEST_CHANGE
-        experiments = " ".join(now.plan.get(catalog.PLANNED.get(now.kind, "")) or [])
+        experiments = " ".join(_experiments(now))
         points = " ".join(str(p) for p in now.plan.get("point") or [])
         rows.append(
             Row(
@@ -59,13 +59,18 @@ def paces(before: list[Run], after: list[Run]) -> Table:
     return Table(columns, rows, flags=False)
 
 
+def _experiments(run: Run) -> list[str]:
+    """The scenarios, benches or workloads the run's plan asked for (none: all of its suite's)."""
+    return run.plan.get(catalog.PLANNED.get(run.kind, "")) or []
+
+
 def _by_kind(store: Store) -> dict[tuple, list[Run]]:
     """The runs that hold a measurement, newest first, by kind, suite, set of experiments and the
     points asked for (`--point`; none: all): a run of one point does not hide a run of the others."""
     found: dict[tuple, list[Run]] = {}
     for run, measured, _ in store.runs():  # newest first
         if measured:
-            experiments = run.plan.get(catalog.PLANNED.get(run.kind, "")) or []
+            experiments = _experiments(run)
             points = run.plan.get("point") or []
             found.setdefault((run.kind, run.suite, tuple(sorted(experiments)), tuple(sorted(points))), []).append(run)
     return found
