@@ -468,7 +468,7 @@ def test_a_finding_no_measurement_can_test_says_why_and_one_no_run_here_can_says
 def test_a_test_along_cores_measured_on_the_budgets_this_machine_allows_says_how_many_the_rest_need(monkeypatch):
     monkeypatch.setattr(judge_module.cores, "machine_cores", lambda: [0, 1])
     payload = HttpResult({"p50_ms": 0.3}, {}, [], 1.0, 2048, 0.1)
-    point = json.dumps({"users": 4000})
+    point = json.dumps({"users": 2000})
     one_core = [
         Measurement("http", "go", "thesis-userinfo", point, 1, i, Outcome.MEASURED, payload=payload) for i in range(3)
     ]
@@ -709,7 +709,7 @@ def test_the_findings_suite_measures_only_what_the_testable_findings_compare():
     # A test's own repetitions stand whatever --repeat says (Erlang's drop after its peak needs four),
     # and a run repeats its points as often as the most demanding of its tests needs: the points
     # only some tests need more often are a run of their own (a bench's by --point too).
-    assert items[("throughput", ())].repeat == 4 and "V-Fig5-e" in items[("throughput", ())].findings
+    assert items[("throughput", ())].repeat == 6 and "V-Fig5-e" in items[("throughput", ())].findings
     assert (items[("ring", (1, 3, 5))].repeat, items[("ring", (2, 4, 6))].repeat) == (5, 3)  # cold, warm
     assert (items[("thesis-userinfo", (1,))].repeat, items[("thesis-userinfo", (2,))].repeat) == (3, 5)
     # Go is compared at some of pingping's points, not at others: one run measures it at all.
@@ -719,7 +719,7 @@ def test_the_findings_suite_measures_only_what_the_testable_findings_compare():
         (item,) = [i for i in planned if i.experiment == experiment and (not i.points or point in i.points)]
         return item.repeat
 
-    for repeat, expected in ((1, (5, 1, 4, 1)), (5, (5, 5, 5, 1))):
+    for repeat, expected in ((1, (10, 1, 6, 1)), (5, (10, 5, 6, 1))):
         planned = findings_suite.plan(catalog.load(), machine=2, repeat=repeat).items
         asked = (("spawn", 2), ("spawn", 6), ("throughput", 1), ("thesis-password", 3))
         assert tuple(repeats(planned, experiment, point) for experiment, point in asked) == expected
