@@ -3,8 +3,10 @@
 A virtual machine shares its host's cores with other guests, and nothing inside it accounts for the
 time it is not given: the same work just takes longer, in wall and in CPU time alike (seen here as
 10-30% more CPU seconds for the same requests in one findings suite than in the one before it, from
-one run onwards). Two runs whose numbers differ can then be told apart from a machine that changed
-speed between them only by a yardstick measured with each.
+one run onwards). A yardstick measured with each run tells such a change from the runtimes' own.
+This one times in-cache arithmetic only: it read the same 1,721-1,733 MiB/s through a findings suite
+whose servers needed up to 1.4 times the CPU seconds of an earlier one for the same requests (runs
+20261130-051337 ... 064723), a slowdown in their path through the kernel and memory that it misses.
 """
 
 from __future__ import annotations

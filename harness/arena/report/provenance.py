@@ -33,8 +33,8 @@ def host_facts() -> dict:
         # Every OS thread takes a pid: these cap thread-per-process runtimes machine-wide.
         "pid_max": _kernel_setting("pid_max"),
         "threads_max": _kernel_setting("threads-max"),
-        # What the machine gave one core as the run started (host/pace.py): a machine that slowed
-        # down between two runs shows here, not only in their numbers.
+        # What the machine gave one core's arithmetic as the run started (host/pace.py): a host
+        # that gave it less shows here; a slower path through the kernel does not.
         "pace_mib_s": pace_mib_s(),
     }
 
