@@ -706,7 +706,7 @@ def test_the_findings_suite_measures_only_what_the_testable_findings_compare():
     assert items[("blog-ab", ())].impls == ("node",)  # the seed published its values only
     spawn = "micro --suite findings --bench spawn --point 6 --impl erlang go scala --cpus 2 --repeat 3"
     assert " ".join(million.argv()) == spawn
-    # A test's own repetitions stand whatever --repeat says (Erlang's drop after its peak needs four),
+    # A test's own repetitions stand whatever --repeat says (Erlang's drop after its peak needs six),
     # and a run repeats its points as often as the most demanding of its tests needs: the points
     # only some tests need more often are a run of their own (a bench's by --point too).
     assert items[("throughput", ())].repeat == 6 and "V-Fig5-e" in items[("throughput", ())].findings
