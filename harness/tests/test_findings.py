@@ -262,6 +262,13 @@ def test_a_pool_needs_two_cases_with_an_interval_and_weighs_a_close_one_most_unl
     assert apart is not None and not apart.one_effect and apart.low < 1 < apart.high
     assert rules.Similar(["a", "b"], 0.25).pool(split).verdict is N  # no one ratio to hold to a band
 
+    # four close cases whose leads differ beyond their errors, each repeated much the same in every
+    # run (T-Fig3-a's 1.0-1.4): their spread, of 3 degrees of freedom, is the pooled lead's error
+    spread = [case({"a": (100 * lead, 1), "b": (100, 1)}) for lead in (1.0, 1.15, 1.3, 1.4)]
+    wide = pooled.pool([rules._lead_estimate(c, "a", "b") for c in spread])
+    assert wide is not None and not wide.one_effect and wide.low < 1 < 1.2 < wide.value < wide.high
+    assert rules.Best("a", ["b"]).pool(spread).verdict is N
+
 
 def measured(numbers: list[float], run: int | None = None, higher: bool = True, resolution: float = 0.0) -> Cell:
     """A cell of real repetitions: their value and interval as the judge makes them, each number
@@ -336,6 +343,38 @@ def test_a_trend_of_points_measured_on_one_start_is_told_by_repetition():
     assert said.verdict is D and "by repetition" in said.because, said.because
     apart = {20: cells[20], 100: measured([10.73, 9.895, 10.78], 7, higher=False)}  # from another run
     assert rules.Improves(["java"], "rate").judge(Case(False, series={"java": apart})).verdict is N
+
+
+def experiment(ratios: dict[int, list[float]]) -> dict[tuple, Cell]:
+    """Two implementations at each point of one experiment: a's repetitions MOVED, b's each a's
+    times that repetition's ratio, every cell knowing the others as its family."""
+    family: dict[tuple, Cell] = {}
+    for point, by in ratios.items():
+        for impl, numbers in (("a", MOVED), ("b", [x * r for x, r in zip(MOVED, by, strict=True)])):
+            value = value_of(numbers, False, True)
+            by_repetition = {(None, i): x for i, x in enumerate(numbers)}
+            key = (impl, json.dumps({"n": point}), 1)
+            family[key] = Cell(impl, {"n": point}, 1, value, 3, 0, frozenset(), None, by_repetition, family)
+    return family
+
+
+@pytest.mark.parametrize(
+    ("others", "expected_dof", "apart"),
+    [
+        ({}, 2, False),  # alone: t(2) = 4.30 on its own lagging repetition
+        ({2: [1.07, 1.10, 1.13], 3: [1.17, 1.20, 1.23], 4: [0.97, 1.0, 1.03]}, 8, True),  # alike, a little less
+        ({2: [1.0, 1.2, 0.9], 3: [1.3, 1.1, 1.2]}, 6, False),  # alike, and as much or more
+        ({2: [1.099, 1.10, 1.101], 3: [1.199, 1.20, 1.201]}, 2, False),  # not alike (Bartlett): its own
+    ],
+)
+def test_a_ratios_scatter_is_pooled_over_the_points_of_its_experiment(others, expected_dof, apart):
+    """spec/findings.md, "Scatter": b over a by repetition at one point, 1.04-1.16, with the same
+    ratio's deviations at the experiment's other points, each about its own mean, where the points
+    scatter alike."""
+    family = experiment({1: [1.10, 1.04, 1.16], **others})
+    r = paired(family[("a", '{"n": 1}', 1)], family[("b", '{"n": 1}', 1)])
+    assert r is not None and r.dof == expected_dof and r.value == pytest.approx(1.10, abs=0.005)
+    assert (r.low > 1) is apart, r
 
 
 def test_the_judge_pairs_repetitions_of_one_run_only():

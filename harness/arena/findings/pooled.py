@@ -9,9 +9,14 @@ quantile it came from). They are pooled as meta-analysis pools studies, by DerSi
 random effects: each weighted by the inverse of its variance plus the variance between the cases
 beyond what their errors explain (tau², from Cochran's Q), so that a case measured closely counts
 more than one whose repetitions scattered, and cases whose effects differ widen the interval rather
-than narrow it. Where the cases agree within their errors, tau² is 0 and this is the fixed-effect
-mean. The interval takes Student's t at the cases' degrees of freedom together: three repetitions
-a case are t(2) = 4.30 standard errors, four cases of them t(8) = 2.31.
+than narrow it (where the cases agree within their errors, tau² is 0 and this is the fixed-effect
+mean). Where their spread is what their errors allow (Cochran's Q within its 95% quantile), the
+interval takes Student's t at the cases' degrees of freedom together: three repetitions a case are
+t(2) = 4.30 standard errors, four cases of them t(8) = 2.31. Where it is not, the variance between
+them is the larger part of the error, and only the cases measure it: the interval is Hartung and
+Knapp's, the cases' weighted spread about their mean, at t of cases - 1 degrees of freedom.
+DerSimonian and Laird's own error rests on an estimate of tau² that one tightly measured case
+swings: it decided T-Fig3-a's four leads of 1.0-1.4, much the same in six runs, in five of them.
 
 An order's pair asks which way the lead goes, which cases of different sizes can all tell. A band
 asks how large the ratio is in each condition: cases that differ beyond their errors (Q past its
@@ -25,13 +30,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from arena.findings.verdict import Said, Verdict, banded, combined, telling
-from arena.measured.stats import SMALLEST_CHANGE, Ratio, t95
+from arena.measured.stats import SMALLEST_CHANGE, Ratio, chi2_95, t95
 
 
 @dataclass(frozen=True)
 class Estimate:
-    """One case's ratio, and the repetitions of its less repeated side, from which its interval's
-    Student's t came."""
+    """One case's ratio, and the repetitions of its less repeated side: its interval's Student's t
+    came from them, less one, unless the ratio states its degrees of freedom."""
 
     ratio: Ratio | None
     n: int
@@ -62,10 +67,8 @@ class Pooled:
 
     @property
     def one_effect(self) -> bool:
-        """Whether the cases' spread is what their errors allow, at 95%: chi-square of cases - 1
-        degrees of freedom, by Wilson and Hilferty's cube (within 3% of the table's at one)."""
-        dof = self.cases - 1
-        return self.q <= dof * (1 - 2 / (9 * dof) + 1.645 * math.sqrt(2 / (9 * dof))) ** 3
+        """Whether the cases' spread is what their errors allow (`_one_effect`)."""
+        return _one_effect(self.q, self.cases)
 
     def show(self, name: str) -> str:
         return f"{name} x{self.value:.2f} [{self.low:.2f}, {self.high:.2f}] over {self.cases} cases"
@@ -79,7 +82,8 @@ def pool(estimates: list[Estimate]) -> Pooled | None:
     logs = [math.log(e.ratio.value) for e in usable]
     # A delta-method interval is not symmetric on the logarithms: its wider side counts.
     errors = [max(math.log(e.ratio.value / e.ratio.low), math.log(e.ratio.high / e.ratio.value)) for e in usable]
-    errors = [half / t95(e.n - 1) for half, e in zip(errors, usable, strict=True)]
+    # A ratio by repetition states its t's degrees of freedom (its scatter pooled: values._by_repetition).
+    errors = [half / t95(e.ratio.dof or e.n - 1) for half, e in zip(errors, usable, strict=True)]
     if len(usable) < 2 or min(errors) <= 0:
         return None
     fixed = [1 / e**2 for e in errors]
@@ -87,8 +91,16 @@ def pool(estimates: list[Estimate]) -> Pooled | None:
     q = sum(w * (x - centre) ** 2 for w, x in zip(fixed, logs, strict=True))
     between = max(0.0, (q - (len(usable) - 1)) / (sum(fixed) - sum(w**2 for w in fixed) / sum(fixed)))
     weights = [1 / (e**2 + between) for e in errors]
-    dof = sum(e.n - 1 for e in usable)
-    return Pooled(_mean(weights, logs), t95(dof) / math.sqrt(sum(weights)), len(usable), q)
+    mean = _mean(weights, logs)
+    if _one_effect(q, len(usable)):
+        return Pooled(mean, t95(sum(e.n - 1 for e in usable)) / math.sqrt(sum(weights)), len(usable), q)
+    spread = sum(w * (x - mean) ** 2 for w, x in zip(weights, logs, strict=True)) / (len(usable) - 1)
+    return Pooled(mean, t95(len(usable) - 1) * math.sqrt(spread / sum(weights)), len(usable), q)
+
+
+def _one_effect(q: float, cases: int) -> bool:
+    """Whether Cochran's Q of `cases` is what their errors allow, at 95%."""
+    return q <= chi2_95(cases - 1)
 
 
 def _mean(weights: list[float], xs: list[float]) -> float:

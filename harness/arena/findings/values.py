@@ -10,13 +10,13 @@ import json
 import math
 import statistics
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from arena.measured.export import counted_values, values_of
 from arena.measured.flags import Flag
 from arena.measured.measurement import Measurement
-from arena.measured.stats import NO_INTERVAL, SMALLEST_CHANGE, Ratio, log_interval, summarize, t95
+from arena.measured.stats import NO_INTERVAL, SMALLEST_CHANGE, Ratio, chi2_95, log_interval, summarize, t95
 
 # The metrics a point's ceiling bounds (rest/ceiling.py): the requests it answered, and their rate.
 CEILED = {"ok_requests", "requests", "rps", "ok_rps"}
@@ -133,6 +133,9 @@ class Cell:
     lost_to_engine: float | None = None  # the most of its cores' time a repetition may have lost to the engine (REST)
     # The metric of each repetition that counts, as measured, by its run and repetition.
     by_repetition: dict[tuple, float] = field(default_factory=dict)
+    # Every cell of its experiment, by implementation, point (as stored) and budget: the series
+    # over whose points a ratio's scatter is pooled (`_by_repetition`).
+    family: Mapping[tuple, Cell] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def numbers(self) -> tuple[float, ...]:
@@ -147,8 +150,9 @@ def together(a: Cell, b: Cell) -> list[tuple[float, float]]:
 
 def paired(a: Cell, b: Cell) -> Ratio | None:
     """B's value over A's by the repetitions of one run that measured both: the geometric mean of
-    each repetition's ratio, with its 95% interval (Student's t on the logarithms, at the pairs
-    less one), never narrower than the two sides' resolutions together. A run measures the sides of
+    each repetition's ratio, with its 95% interval (Student's t on the logarithms, the scatter
+    pooled over the experiment's points: `_by_repetition`), never narrower than the two sides'
+    resolutions together. A run measures the sides of
     a repetition within minutes of each other (a micro run each implementation at a point in turn, a
     REST run each in turn within a repetition), so a repetition's ratio cancels what the machine did
     in those minutes, which the sides' own intervals each carry (spec/findings.md, "Pairs"). None
@@ -167,20 +171,71 @@ def growths(a_from: Cell, a_to: Cell, b_from: Cell, b_to: Cell) -> Ratio | None:
 
 def _by_repetition(cells: list[Cell], ratio: Callable[..., float]) -> Ratio | None:
     """The geometric mean of `ratio` of the cells' numbers in each repetition that measured them
-    all, with its 95% interval (t on the logarithms), never narrower than their resolutions."""
+    all, with its 95% interval (t on the logarithms), never narrower than their resolutions.
+
+    The same ratio at the experiment's other points scatters about its own mean as this one does,
+    where their variances are alike: then the squared deviations of all of them give the scatter,
+    with their degrees of freedom together (spec/findings.md, "Scatter"). Three repetitions alone
+    give two, and one lagging repetition would swing the interval's width."""
     if any(c.value is None or c.value.bounded for c in cells):
         return None
+    logs = _logs(cells, ratio)
+    if logs is None:
+        return None
+    groups = [logs, *(theirs for other in _analogues(cells) if (theirs := _logs(other, ratio)) is not None)]
+    pooled = groups if _alike(groups) else [logs]
+    squares = sum(_squares(g) for g in pooled)
+    dof = sum(len(g) - 1 for g in pooled)
+    floor = math.sqrt(sum(math.log1p(c.value.resolution) ** 2 for c in cells))
+    half = max(t95(dof) * math.sqrt(squares / dof / len(logs)), floor)
+    if half == 0:
+        return None
+    centre = statistics.fmean(logs)
+    return Ratio(math.exp(centre), math.exp(centre - half), math.exp(centre + half), dof)
+
+
+def _logs(cells: list[Cell], ratio: Callable[..., float]) -> list[float] | None:
+    """The logarithm of `ratio` in each repetition that measured every cell; None under two."""
     common = sorted(set.intersection(*(set(c.by_repetition) for c in cells)), key=str)
     numbers = [[c.by_repetition[k] for c in cells] for k in common]
     if len(numbers) < 2 or min(min(n) for n in numbers) <= 0:
         return None
-    logs = [math.log(ratio(*n)) for n in numbers]
-    floor = math.sqrt(sum(math.log1p(c.value.resolution) ** 2 for c in cells))
-    half = max(t95(len(logs) - 1) * statistics.stdev(logs) / math.sqrt(len(logs)), floor)
-    if half == 0:
-        return None
+    return [math.log(ratio(*n)) for n in numbers]
+
+
+def _squares(logs: list[float]) -> float:
+    """The squared deviations from their mean."""
     centre = statistics.fmean(logs)
-    return Ratio(math.exp(centre), math.exp(centre - half), math.exp(centre + half))
+    return sum((x - centre) ** 2 for x in logs)
+
+
+def _alike(groups: list[list[float]]) -> bool:
+    """Whether the groups scatter alike, at 95%: Bartlett's test of their variances (chi-square at
+    groups - 1 degrees of freedom). A group that did not vary at all tells nothing of it."""
+    spreads = [(len(g) - 1, statistics.variance(g)) for g in groups]
+    if len(spreads) < 2 or min(v for _, v in spreads) <= 0:
+        return False
+    dof = sum(d for d, _ in spreads)
+    pooled = sum(d * v for d, v in spreads) / dof
+    statistic = dof * math.log(pooled) - sum(d * math.log(v) for d, v in spreads)
+    correction = 1 + (sum(1 / d for d, _ in spreads) - 1 / dof) / (3 * (len(spreads) - 1))
+    return statistic / correction <= chi2_95(len(spreads) - 1)
+
+
+def _analogues(cells: list[Cell]) -> list[list[Cell]]:
+    """The same cells at each other point of their experiment, where they share one point and each
+    was measured there with a value that is not only a bound."""
+    points = {json.dumps(c.point, sort_keys=True) for c in cells}
+    if len(points) != 1:
+        return []
+    (own,) = points
+    family = cells[0].family
+    found = []
+    for point in sorted({key[1] for key in family} - {own}):
+        other = [family.get((c.impl, point, c.cpus)) for c in cells]
+        if all(c is not None and c.value is not None and not c.value.bounded for c in other):
+            found.append(other)
+    return found
 
 
 class Index:
@@ -197,6 +252,7 @@ class Index:
     def cells(self, kind: str, experiment: str, metric: str, higher_is_better: bool) -> list[Cell]:
         """Every implementation, point and budget of one experiment, with its value of `metric`."""
         found = []
+        family: dict[tuple, Cell] = {}
         for (impl, point, cpus), group in sorted(self.groups.get((kind, experiment), {}).items()):
             by_repetition = {(m.run, m.repetition): v for m in group for v in counted_values([m], metric)}
             numbers = list(by_repetition.values())
@@ -213,5 +269,7 @@ class Index:
                 )
             failed = sum(1 for m in group if not m.measured)
             lost = max((share for v in exported if (share := lost_to_engine(v, cpus)) is not None), default=None)
-            found.append(Cell(impl, json.loads(point), cpus, value, len(group), failed, flags, lost, by_repetition))
+            cell = Cell(impl, json.loads(point), cpus, value, len(group), failed, flags, lost, by_repetition, family)
+            family[(impl, json.dumps(cell.point, sort_keys=True), cpus)] = cell
+            found.append(cell)
         return found
