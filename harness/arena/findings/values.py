@@ -183,9 +183,10 @@ def _by_repetition(cells: list[Cell], ratio: Callable[..., float]) -> Ratio | No
     if logs is None:
         return None
     groups = [logs, *(theirs for other in _analogues(cells) if (theirs := _logs(other, ratio)) is not None)]
-    pooled = groups if _alike(groups) else [logs]
-    squares = sum(_squares(g) for g in pooled)
-    dof = sum(len(g) - 1 for g in pooled)
+    spreads = [(len(g) - 1, _squares(g)) for g in groups]
+    pooled = spreads if _alike(spreads) else spreads[:1]
+    dof = sum(d for d, _ in pooled)
+    squares = sum(s for _, s in pooled)
     floor = math.sqrt(sum(math.log1p(c.value.resolution) ** 2 for c in cells))
     half = max(t95(dof) * math.sqrt(squares / dof / len(logs)), floor)
     if half == 0:
@@ -209,23 +210,24 @@ def _squares(logs: list[float]) -> float:
     return sum((x - centre) ** 2 for x in logs)
 
 
-def _alike(groups: list[list[float]]) -> bool:
-    """Whether the groups scatter alike, at 95%: Bartlett's test of their variances (chi-square at
-    groups - 1 degrees of freedom). A group that did not vary at all tells nothing of it."""
-    spreads = [(len(g) - 1, statistics.variance(g)) for g in groups]
-    if len(spreads) < 2 or min(v for _, v in spreads) <= 0:
+def _alike(spreads: list[tuple[int, float]]) -> bool:
+    """Whether groups of (degrees of freedom, squared deviations) scatter alike, at 95%: Bartlett's
+    test of their variances (chi-square at groups - 1 degrees of freedom). A group that did not
+    vary at all tells nothing of it."""
+    variances = [(d, s / d) for d, s in spreads]
+    if len(variances) < 2 or min(v for _, v in variances) <= 0:
         return False
-    dof = sum(d for d, _ in spreads)
-    pooled = sum(d * v for d, v in spreads) / dof
-    statistic = dof * math.log(pooled) - sum(d * math.log(v) for d, v in spreads)
-    correction = 1 + (sum(1 / d for d, _ in spreads) - 1 / dof) / (3 * (len(spreads) - 1))
-    return statistic / correction <= chi2_95(len(spreads) - 1)
+    dof = sum(d for d, _ in variances)
+    pooled = sum(s for _, s in spreads) / dof
+    statistic = dof * math.log(pooled) - sum(d * math.log(v) for d, v in variances)
+    correction = 1 + (sum(1 / d for d, _ in variances) - 1 / dof) / (3 * (len(variances) - 1))
+    return statistic / correction <= chi2_95(len(variances) - 1)
 
 
 def _analogues(cells: list[Cell]) -> list[list[Cell]]:
     """The same cells at each other point of their experiment, where they share one point and each
     was measured there with a value that is not only a bound."""
-    points = {json.dumps(c.point, sort_keys=True) for c in cells}
+    points = {_point_key(c.point) for c in cells}
     if len(points) != 1:
         return []
     (own,) = points
@@ -236,6 +238,11 @@ def _analogues(cells: list[Cell]) -> list[list[Cell]]:
         if all(c is not None and c.value is not None and not c.value.bounded for c in other):
             found.append(other)
     return found
+
+
+def _point_key(point: dict) -> str:
+    """A point as a family's key: its JSON with sorted keys."""
+    return json.dumps(point, sort_keys=True)
 
 
 class Index:
@@ -270,6 +277,6 @@ class Index:
             failed = sum(1 for m in group if not m.measured)
             lost = max((share for v in exported if (share := lost_to_engine(v, cpus)) is not None), default=None)
             cell = Cell(impl, json.loads(point), cpus, value, len(group), failed, flags, lost, by_repetition, family)
-            family[(impl, json.dumps(cell.point, sort_keys=True), cpus)] = cell
+            family[(impl, _point_key(cell.point), cpus)] = cell
             found.append(cell)
         return found
