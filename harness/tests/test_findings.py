@@ -5,7 +5,10 @@ no difference, a missing implementation is not tested with its reason, and `aren
 
 import dataclasses
 import json
+import math
+import random
 import re
+import statistics
 import tomllib
 
 import pytest
@@ -25,7 +28,7 @@ from arena.findings.values import Cell, Index, Value, lost_to_engine, paired, se
 from arena.findings.verdict import Tally, Verdict, combined
 from arena.measured import store as store_module
 from arena.measured.measurement import Measurement, Outcome
-from arena.measured.stats import log_interval, summarize
+from arena.measured.stats import Ratio, chi2_95, log_interval, summarize, t95
 from arena.measured.store import Store
 from arena.micro.result import ProgramRun
 from arena.paths import SPEC
@@ -268,6 +271,36 @@ def test_a_pool_needs_two_cases_with_an_interval_and_weighs_a_close_one_most_unl
     wide = pooled.pool([rules._lead_estimate(c, "a", "b") for c in spread])
     assert wide is not None and not wide.one_effect and wide.low < 1 < 1.2 < wide.value < wide.high
     assert rules.Best("a", ["b"]).pool(spread).verdict is N
+
+
+def test_cases_are_apart_by_welchs_test_which_counts_the_repetitions_each_error_came_from():
+    """spec/findings.md, "Pooling": three repetitions a case estimate its error, and Cochran's Q,
+    which takes errors as known, calls one true ratio's cases apart several times too often."""
+    draws = random.Random(7)
+
+    def one_ratio(reps: int) -> list[pooled.Estimate]:
+        """Three cases of one true ratio (1), each a mean of `reps` normal logarithms."""
+        estimates = []
+        for _ in range(3):
+            logs = [draws.gauss(0.0, 0.1) for _ in range(reps)]
+            half = t95(reps - 1) * statistics.stdev(logs) / math.sqrt(reps)
+            mean = statistics.fmean(logs)
+            estimates.append(pooled.Estimate(Ratio(math.exp(mean), math.exp(mean - half), math.exp(mean + half)), reps))
+        return estimates
+
+    for reps in (3, 6):
+        pools = [pooled.pool(one_ratio(reps)) for _ in range(2000)]
+        apart = sum(not p.one_effect for p in pools) / len(pools)
+        by_q = sum(p.q > chi2_95(2) for p in pools) / len(pools)
+        assert apart < 0.07 < by_q, (reps, apart, by_q)
+    # three cold cases of Scala's actors over Pekko (V-Fig3-b, run 20261130-220154): Q = 15.3 is past chi-square's
+    # 5.99, but each error came from three repetitions, and Welch's F is within its quantile
+    cold = [Ratio(3.28, 2.61, 4.12, 2), Ratio(4.11, 3.69, 4.59, 2), Ratio(3.21, 0.83, 12.45, 2)]
+    together = pooled.pool([pooled.Estimate(r, 3) for r in cold])
+    assert together is not None and together.one_effect and 3.5 < together.value < 3.8
+    # three closely measured cases of 1, 2 and 4 times are apart whatever the repetitions
+    spread = pooled.pool([pooled.Estimate(Ratio(v, v * 0.95, v / 0.95, 2), 3) for v in (1, 2, 4)])
+    assert spread is not None and not spread.one_effect
 
 
 def measured(numbers: list[float], run: int | None = None, higher: bool = True, resolution: float = 0.0) -> Cell:
