@@ -62,8 +62,8 @@ def chi2_95(dof: int) -> float:
 
 def f95(dof1: int, dof2: float) -> float:
     """The 95% quantile of F at `dof1` and `dof2` degrees of freedom (Welch's test gives `dof2` as a
-    fraction), by Paulson's cube roots: within 1% of the table's from `dof2` = 4 on, above it
-    below (2 and 2: 23.9 against 19.0), so that a test on few repetitions errs towards no."""
+    fraction), by Paulson's cube roots: within 2% of the table's from `dof2` = 4 on, and above it
+    below that (2 and 2: 23.9 against 19.0), so that a test on few repetitions errs towards no."""
     a, b, z = 2 / (9 * dof1), 2 / (9 * dof2), 1.645
     # ((1 - b) x - (1 - a)) / sqrt(a + b x^2) = z, for x the quantile's cube root
     square, linear, constant = (1 - b) ** 2 - z * z * b, -2 * (1 - b) * (1 - a), (1 - a) ** 2 - z * z * a
