@@ -47,6 +47,12 @@ class Estimate:
     ratio: Ratio | None
     n: int
 
+    @property
+    def dof(self) -> int:
+        """The degrees of freedom of its interval's t (and so of its error)."""
+        stated = self.ratio.dof if self.ratio is not None else None
+        return stated or self.n - 1
+
 
 @dataclass(frozen=True)
 class Pooled:
@@ -91,7 +97,7 @@ def pool(estimates: list[Estimate]) -> Pooled | None:
     # A delta-method interval is not symmetric on the logarithms: its wider side counts.
     errors = [max(math.log(e.ratio.value / e.ratio.low), math.log(e.ratio.high / e.ratio.value)) for e in usable]
     # A ratio by repetition states its t's degrees of freedom (its scatter pooled: values._by_repetition).
-    errors = [half / t95(e.ratio.dof or e.n - 1) for half, e in zip(errors, usable, strict=True)]
+    errors = [half / t95(e.dof) for half, e in zip(errors, usable, strict=True)]
     if len(usable) < 2 or min(errors) <= 0:
         return None
     fixed = [1 / e**2 for e in errors]
@@ -100,7 +106,7 @@ def pool(estimates: list[Estimate]) -> Pooled | None:
     between = max(0.0, (q - (len(usable) - 1)) / (sum(fixed) - sum(w**2 for w in fixed) / sum(fixed)))
     weights = [1 / (e**2 + between) for e in errors]
     mean = _mean(weights, logs)
-    f, limit = _welch(q, fixed, [e.ratio.dof or e.n - 1 for e in usable])
+    f, limit = _welch(q, fixed, [e.dof for e in usable])
     if f <= limit:
         half = t95(sum(e.n - 1 for e in usable)) / math.sqrt(sum(weights))
     else:
