@@ -137,7 +137,7 @@ def build_report(kind: Kind, store: Store, current: Run) -> Report:
     # every kind's newest run at once).
     tested = [f for f in findings_catalog.load() if any(t.kind == current.kind for t in f.tests)]
     if tested:
-        made.sections.insert(0, findings_section(judge_all(Index(measurements), tested), [current.name]))
+        made.sections.insert(0, findings_section(judge_all(Index(measurements), tested), [current]))
     made.appendix += provenance.sections(current, measurements)
     return made
 

@@ -515,7 +515,7 @@ def test_a_value_published_at_the_budget_wins_over_one_published_without():
 def test_the_evidence_of_a_verdict_is_drawn_folded_under_the_table():
     measured = Index(edges({"go": GO, "elixir": ELIXIR, "node": NODE}))
     judged = judge_all(measured, [deciding(finding("T-Fig4-a")), finding("T-6-d")])
-    made = section(judged, ["c1"])
+    made = section(judged, [])
     (chart,) = made.charts  # the untestable finding and the test not made draw nothing
     assert chart.folded and chart.categories == ["elixir", "go", "node"] and "T-Fig4-a (agrees)" in chart.title
     (bars,) = chart.series
@@ -920,6 +920,25 @@ def test_changes_lists_the_verdicts_that_differ_between_the_suites_last_two_meas
     assert "differ between runs s1 and s2" in out and "V-Fig4b " in out
     assert "disagrees" in out and "agrees" in out and "V-Fig4a " not in out
     assert "pace at each run's start" in out and "x0.80" in out
+
+
+def test_the_verdicts_say_when_the_machines_pace_moved_between_the_runs_they_read(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(store_module, "RESULTS", tmp_path)
+    store = Store()
+    # Two runs that both feed the ledger (spawn's points asked for apart), the second on a machine
+    # giving it a fifth less: then within the smallest change that counts, said nothing.
+    for name, points, pace in (("p1", [], 500.0), ("p2", [2], 404.0), ("p3", [3], 505.0)):
+        plan = {"kind": "micro", "bench": ["spawn"], "point": points}
+        run = store.start_run(name, "findings", plan, {"cores": 2, "pace_mib_s": pace}, "abc", False)
+        for m in spawns({"erlang": 4.0, "scala": 8.0, "go": 5.0}, 1000, "cold", 2):
+            store.add(run.id, m)
+        store.finish_run(run.id)
+    store.close()
+    assert cli.main(["findings", "p1", "p3"]) == 0
+    assert "pace moved" not in capsys.readouterr().out
+    assert cli.main(["findings"]) == 0
+    out = capsys.readouterr().out
+    assert "pace moved between these runs: 404 to 505 MiB/s" in out and "(x1.25;" in out
 
 
 def test_a_verdict_shows_its_effect_at_the_narrowest_margin():

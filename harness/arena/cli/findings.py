@@ -48,7 +48,7 @@ def cmd_findings(args: argparse.Namespace, console: Console) -> int:
         for j in judged
         if (not args.study or j.finding.study in args.study) and (not args.verdict or j.verdict in args.verdict)
     ]
-    made = section(shown, [r.name for r in read])
+    made = section(shown, read)
     console.line(made.heading, style="bold")
     terminal.table(console, made.table)
     for note in made.notes:

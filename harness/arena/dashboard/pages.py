@@ -54,7 +54,7 @@ def findings() -> str:
         judged, read = ledger(store, [])
     finally:
         store.close()
-    made = section(judged, [r.name for r in read])
+    made = section(judged, read)
     return html.report(Report("Arena: what the seed studies found, and whether the newest runs agree", sections=[made]))
 
 
