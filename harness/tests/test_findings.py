@@ -925,8 +925,8 @@ def test_changes_lists_the_verdicts_that_differ_between_the_suites_last_two_meas
 def test_the_verdicts_say_when_the_machines_pace_moved_between_the_runs_they_read(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(store_module, "RESULTS", tmp_path)
     store = Store()
-    # Two runs that both feed the ledger (spawn's points asked for apart), the second on a machine
-    # giving it a fifth less: then within the smallest change that counts, said nothing.
+    # Three runs that all feed the ledger (spawn's points asked for apart), the second on a machine
+    # giving it a fifth less; the first and third within the smallest change that counts: nothing said.
     for name, points, pace in (("p1", [], 500.0), ("p2", [2], 404.0), ("p3", [3], 505.0)):
         plan = {"kind": "micro", "bench": ["spawn"], "point": points}
         run = store.start_run(name, "findings", plan, {"cores": 2, "pace_mib_s": pace}, "abc", False)

@@ -40,7 +40,7 @@ def paces(before: list[Run], after: list[Run]) -> Table:
         then, pace = was.host.get("pace_mib_s"), now.host.get("pace_mib_s")
         if was is now or not then or not pace:
             continue
-        moved = abs(pace / then - 1) >= SMALLEST_CHANGE
+        moved = _moved(then, pace)
         experiments = " ".join(_experiments(now))
         points = " ".join(str(p) for p in now.plan.get("point") or [])
         rows.append(
@@ -57,6 +57,26 @@ def paces(before: list[Run], after: list[Run]) -> Table:
         )
     columns = [Column(c) for c in ("experiment", "run before", "run now", "MiB/s before", "MiB/s now", "now/before")]
     return Table(columns, rows, flags=False)
+
+
+def pace_moved(runs: list[Run]) -> str | None:
+    """What the machine's pace at the runs' starts (host/pace.py) says of verdicts that compare
+    them, where it moved between them by the smallest change that counts."""
+    paces = sorted(r.host["pace_mib_s"] for r in runs if r.host.get("pace_mib_s"))
+    if len(paces) < 2 or not _moved(paces[0], paces[-1]):
+        return None
+    # A virtual machine's host may give it less of a core from one hour to the next. Implementations
+    # compared within one run share its pace; a value held to a seed's number does not.
+    return (
+        f"the machine's pace moved between these runs: {paces[0]:,.0f} to {paces[-1]:,.0f} MiB/s at their "
+        f"starts (x{paces[-1] / paces[0]:.2f}; SHA-256 on one core, host/pace.py): a time or a rate held "
+        "to a seed's number may move with it"
+    )
+
+
+def _moved(then: float, now: float) -> bool:
+    """Whether the machine's pace moved from `then` to `now` by the smallest change that counts."""
+    return abs(now / then - 1) >= SMALLEST_CHANGE
 
 
 def _experiments(run: Run) -> list[str]:

@@ -9,9 +9,9 @@ from collections import Counter
 
 from arena.findings.judge import Judgement, Tested
 from arena.findings.rules import order_key
+from arena.findings.runs import pace_moved
 from arena.findings.values import Value
 from arena.findings.verdict import Verdict
-from arena.measured.stats import SMALLEST_CHANGE
 from arena.measured.store import Run
 from arena.report import charts
 from arena.report.tables import Cell, Column, Row, Section, Table
@@ -68,25 +68,10 @@ def section(judgements: list[Judgement], runs: list[Run]) -> Section:
         "and undecided), or pooled; no difference measured: they overlap, and pooled too; not tested: with the "
         "reason and the command that would test it; untestable: no measurement can test it.",
     ]
-    if moved := _pace_moved(runs):
+    if moved := pace_moved(runs):
         notes.append(moved)
     drawn = [chart for j in judgements for t in j.tests for chart in _evidence(j, t)]
     return Section(HEADING, Table(columns, rows, flags=False), notes=notes, charts=drawn)
-
-
-def _pace_moved(runs: list[Run]) -> str | None:
-    """What the machine's pace at the runs' starts (host/pace.py) says of verdicts that compare
-    them, where it moved between them by the smallest change that counts."""
-    paces = sorted(r.host["pace_mib_s"] for r in runs if r.host.get("pace_mib_s"))
-    if len(paces) < 2 or paces[-1] / paces[0] < 1 + SMALLEST_CHANGE:
-        return None
-    # A virtual machine's host may give it less of a core from one hour to the next. Implementations
-    # compared within one run share its pace; a value held to a seed's number does not.
-    return (
-        f"the machine's pace moved between these runs: {paces[0]:,.0f} to {paces[-1]:,.0f} MiB/s at their "
-        f"starts (x{paces[-1] / paces[0]:.2f}; SHA-256 on one core, host/pace.py): a time or a rate held "
-        "to a seed's number may move with it"
-    )
 
 
 def changes(before: list[Judgement], after: list[Judgement]) -> Table:
