@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from arena.findings.catalog import KINDS, OPTION, Finding, Test, suites_measuring
 from arena.findings.rules import Case, Missing, Pooling, Published, order_key
 from arena.findings.values import Cell, Index
-from arena.findings.verdict import Said, Tally, Verdict, combined, telling
+from arena.findings.verdict import Said, Tally, Verdict, combined, corrected, telling
 from arena.host import cores
 from arena.measured.flags import Flag
 from arena.measured.stats import SMALLEST_CHANGE
@@ -36,6 +36,8 @@ class Tested:
     stand_in: str = ""  # the points it rests on when the seed's is not among them
     evidence: list[tuple[str, Case]] = field(default_factory=list)  # each case judged, by its label
     pooled: Said | None = None  # the cases pooled, where one by one they left it undecided
+    lacking: str = ""  # the budgets it needs that the runs read did not measure, and the cores they need
+    comparisons: int = 0  # how many comparisons Holm's correction took its cases' against with
 
     @property
     def tally(self) -> Tally:
@@ -77,7 +79,10 @@ class Judgement:
                 text += f"; {t.pooled.because}"
             shared = f"shared cores allowed: {t.test.shared_cores}" if t.test.shared_cores else ""
             extra = "".join(f" ({note})" for note in (t.stand_in, t.test.differs, shared) if note)
-            cases = f" [cases: {t.tally.show()}]" if t.tally.judged > 1 else ""
+            cases = f" [cases: {t.tally.show()} of {t.tally.judged}" if t.tally.judged > 1 else ""
+            if cases and t.comparisons > 1:
+                cases += f"; a case against stands after Holm's correction over {t.comparisons} comparisons"
+            cases += "]" if cases else ""
             parts.append(f"{where}{cases}: {text}{extra}")
         return " | ".join(parts)
 
@@ -92,7 +97,23 @@ def judge(index: Index, finding: Finding) -> Judgement:
     if finding.not_here:
         return Judgement(finding, Verdict.NOT_TESTED, reason=finding.not_here)
     tests = [_tested(index, test) for test in finding.tests]
+    # The deciding tests' cases are one family, corrected together; a test beside them is its own.
+    tests = _corrected([t for t in tests if not t.test.beside]) + [
+        t for beside in tests if beside.test.beside for t in _corrected([beside])
+    ]
+    tests.sort(key=lambda t: finding.tests.index(t.test))
     return Judgement(finding, combined([t.verdict for t in tests if not t.test.beside]), tests)
+
+
+def _corrected(tests: list[Tested]) -> list[Tested]:
+    """The tests' cases with each one against the claim kept only where it stays against after
+    Holm's correction over all their comparisons (verdict.corrected), each test's verdict made anew."""
+    family, m = corrected([s for t in tests for s in t.cases])
+    out = []
+    for t in tests:
+        mine, family = family[: len(t.cases)], family[len(t.cases) :]
+        out.append(_concluded(dataclasses.replace(t, cases=mine, comparisons=m)) if t.cases else t)
+    return out
 
 
 def _tested(index: Index, test: Test) -> Tested:
@@ -114,6 +135,9 @@ def _tested(index: Index, test: Test) -> Tested:
     cells = at_seed or cells  # the seed's own point when it was measured; else every stand-in
     evidence = _cases(test, cells)
     cases = [_judged(label, test, case) for label, case in evidence]
+    unmeasured = sorted(set(test.cpus or ()) - {c.cpus for c in cells})
+    lacking = _cores_lacking(test)
+    lacking = f"; cpus={','.join(map(str, unmeasured))} needs measuring{lacking}" if unmeasured and lacking else ""
     points = sorted({json.dumps(c.point, sort_keys=True): c.point for c in cells}.values(), key=_natural)
     stand_in = ""
     if test.seed_point and not any(_within(test.seed_point, p) for p in points):
@@ -121,19 +145,23 @@ def _tested(index: Index, test: Test) -> Tested:
             f"at {', '.join(map(_label, points))}; the seed's point: {_label(test.seed_point)}, "
             f"whose regime they keep: {test.stand_in}"
         )
+    return _concluded(Tested(test, Verdict.NOT_TESTED, cases, "", stand_in, evidence, lacking=lacking))
+
+
+def _concluded(t: Tested) -> Tested:
+    """A test's verdict from its cases' (verdict.combined), pooled where they left it undecided, and
+    why it was not made where it was not."""
+    test, cases = t.test, t.cases
     verdict = combined([s.verdict for s in cases], test.least_cases)
-    pooled = _pooled(test, evidence, cases) if verdict is Verdict.NO_DIFFERENCE else None
+    pooled = _pooled(test, t.evidence, cases) if verdict is Verdict.NO_DIFFERENCE else None
     verdict = pooled.verdict if pooled else verdict
-    reason = "; ".join(s.because for s in cases) if verdict is Verdict.NOT_TESTED else ""
-    unmeasured = sorted(set(test.cpus or ()) - {c.cpus for c in cells})
-    if verdict is Verdict.NOT_TESTED and unmeasured and (lacking := _cores_lacking(test)):
-        reason += f"; cpus={','.join(map(str, unmeasured))} needs measuring{lacking}"
+    reason = "; ".join(s.because for s in cases) + t.lacking if verdict is Verdict.NOT_TESTED else ""
     if verdict is Verdict.NOT_TESTED and any(s.verdict is Verdict.AGREES for s in cases):
         reason = (
             f"the seed claims it in every condition: agreement needs {test.least_cases} cases, "
             f"{Tally.of([s.verdict for s in cases]).agree} measured agree ({reason}): {_command(test)} at more points"
         )
-    return Tested(test, verdict, cases, reason, stand_in, evidence, pooled)
+    return dataclasses.replace(t, verdict=verdict, reason=reason, pooled=pooled)
 
 
 def _pooled(test: Test, evidence: list[tuple[str, Case]], cases: list[Said]) -> Said | None:
@@ -158,9 +186,23 @@ def _judged(label: str, test: Test, case: Case) -> Said:
         said = test.rule.judge(case)
     except Missing as missing:
         return Said(Verdict.NOT_TESTED, f"{label}: {missing}")
-    return Said(
-        said.verdict, f"{label}: {said.because}", f"{said.effect} ({label})" if said.effect else "", said.margin
-    )
+    because = f"{label}: {said.because}"
+    verdict = said.verdict
+    if verdict is Verdict.DISAGREES and _shared(case):
+        # The seed's load ran on machines of its own: a server that lost some of its cores to the
+        # engine here may lose by what the engine took, which says nothing against the claim.
+        verdict = Verdict.NO_DIFFERENCE
+        because += (
+            "; on cores shared with the load engine, which decide nothing against a claim made on cores of their own"
+        )
+    effect = f"{said.effect} ({label})" if said.effect else ""
+    return Said(verdict, because, effect, said.margin, said.evidence)
+
+
+def _shared(case: Case) -> bool:
+    """Whether any side of the case shared its cores with the load engine (Flag.SHARED_CORES)."""
+    cells = [*case.cells.values(), *(c for series in case.series.values() for c in series.values())]
+    return any(Flag.SHARED_CORES in c.flags for c in cells)
 
 
 def _cases(test: Test, cells: list[Cell]) -> list[tuple[str, Case]]:

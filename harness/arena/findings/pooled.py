@@ -35,8 +35,13 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from arena.findings.verdict import Said, Verdict, banded, combined, telling
-from arena.measured.stats import SMALLEST_CHANGE, Ratio, f95, t95
+from arena.findings.verdict import ALPHA, Said, Verdict, banded, combined, telling
+from arena.measured.stats import SMALLEST_CHANGE, Ratio, f95, t95, t_quantile
+
+# The pooled estimate is a second chance to decide a test its cases left open: it spends half of what a
+# finding may spend on deciding wrongly (verdict.ALPHA), so that the cases (Holm's correction over
+# their comparisons) and the pool together stay within it (spec/findings.md, "Many cases").
+LEVEL = 1 - ALPHA / 2
 
 
 @dataclass(frozen=True)
@@ -56,7 +61,8 @@ class Estimate:
 
 @dataclass(frozen=True)
 class Pooled:
-    """A ratio over several cases: the mean of their logarithms and its 95% half-width there, and
+    """A ratio over several cases: the mean of their logarithms and its half-width there (at
+    `LEVEL`), and
     how far the cases lie from their fixed-effect mean (Cochran's Q: the squared distances in
     standard errors, summed; Welch's F from it, and F's 95% quantile)."""
 
@@ -108,10 +114,10 @@ def pool(estimates: list[Estimate]) -> Pooled | None:
     mean = _mean(weights, logs)
     f, limit = _welch(q, fixed, [e.dof for e in usable])
     if f <= limit:
-        half = t95(sum(e.n - 1 for e in usable)) / math.sqrt(sum(weights))
+        half = t_quantile(sum(e.n - 1 for e in usable), LEVEL) / math.sqrt(sum(weights))
     else:
         spread = sum(w * (x - mean) ** 2 for w, x in zip(weights, logs, strict=True)) / (len(usable) - 1)
-        half = t95(len(usable) - 1) * math.sqrt(spread / sum(weights))
+        half = t_quantile(len(usable) - 1, LEVEL) * math.sqrt(spread / sum(weights))
     return Pooled(mean, half, len(usable), q, f, limit)
 
 

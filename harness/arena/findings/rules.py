@@ -12,8 +12,20 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from arena.findings import pooled
-from arena.findings.values import Cell, Value, above, beyond, growths, paired, separated, together
-from arena.findings.verdict import Said, Verdict, banded, combined, of_sign, telling
+from arena.findings.values import (
+    Cell,
+    Value,
+    above,
+    beyond,
+    growths,
+    p_apart,
+    p_band,
+    p_of,
+    paired,
+    separated,
+    together,
+)
+from arena.findings.verdict import Evidence, Said, Verdict, banded, combined, of_sign, telling
 from arena.measured import stats
 from arena.measured.stats import NO_INTERVAL, SMALLEST_CHANGE, Summary, ratio
 
@@ -68,11 +80,21 @@ class Case:
         """+1 where A is better than B by at least `least`, -1 where B is, 0 where they are not told
         apart: by their repetitions' ratios where each repetition measured both (values.paired),
         else by their own intervals."""
+        return self.compared(a, b, least)[0]
+
+    def compared(self, a: Cell, b: Cell, least: float = SMALLEST_CHANGE) -> tuple[int, float]:
+        """`told`'s sign, and the two-sided p of the comparison it rests on: the ratio by
+        repetition's, or the two values' (values.p_apart)."""
         a_value, b_value = self.value(a.impl, a), self.value(b.impl, b)
         r = paired(a, b)
         if r is not None:
-            return beyond(r, self.higher_is_better, least)
-        return separated(a_value, b_value, self.higher_is_better, least)
+            return beyond(r, self.higher_is_better, least), p_of(r.low, r.high, r.dof or 1)
+        return separated(a_value, b_value, self.higher_is_better, least), p_apart(a_value, b_value)
+
+    def evidence(self, a: Cell, b: Cell, least: float = SMALLEST_CHANGE) -> Evidence:
+        """A's comparison with B as Holm's correction ranks it (verdict.Evidence)."""
+        sign, p = self.compared(a, b, least)
+        return Evidence(of_sign(sign), p)
 
     def ratio(self, a: str, b: str) -> stats.Ratio | None:
         """B's value over A's by repetition (values.paired), None where they were not paired."""
@@ -87,6 +109,17 @@ class Case:
             raise Missing(f"every side {why}")
         return {impl: self.value(impl) for impl in impls}
 
+    def unheld(self, impl: str) -> None:
+        """Missing where a point of `impl` along the axis reached 95% or more of its ceiling: the load
+        set that number, and a band along the axis would hold the load to itself."""
+        for x, cell in sorted(self.series.get(impl, {}).items(), key=lambda item: order_key(item[0])):
+            v = cell.value
+            if v is not None and v.ceiling is not None and v.ceiling >= AT_CEILING:
+                limit = f" of {v.ceiling_rps:,.0f}/s" if v.ceiling_rps else ""
+                raise Missing(
+                    f"{impl} at {x}: {v.ceiling:.0%} of its ceiling{limit} ({v.ceiling_why}): set by the load"
+                )
+
     def held(self, impls: list[str]) -> str:
         """Why the load set the values of `impls`, each at 95% or more of one ceiling; "" where it
         did not."""
@@ -95,8 +128,9 @@ class Case:
         own = len(limits) == len(values) and max(limits) >= (1 + SMALLEST_CHANGE) * min(limits)
         if values and not own and all(v.ceiling is not None and v.ceiling >= AT_CEILING for v in values.values()):
             shares = ", ".join(f"{impl} {v.ceiling:.0%}" for impl, v in values.items())
-            why = next(iter(values.values())).ceiling_why
-            return f"at {AT_CEILING:.0%} or more of its ceiling ({shares}; {why}): the load set them"
+            first = next(iter(values.values()))
+            limit = f" of {first.ceiling_rps:,.0f}/s" if first.ceiling_rps else ""
+            return f"at {AT_CEILING:.0%} or more of its ceiling{limit} ({shares}; {first.ceiling_why}): set by the load"
         return ""
 
 
@@ -130,7 +164,8 @@ def _pairs(case: Case, pairs: list[tuple[str, str]], claim: str) -> Said:
     # A pair the load held at one ceiling is told apart by nothing of its own, whatever the others.
     held = {(a, b): why for a, b in pairs if (why := case.held([a, b]))}
     told = [p for p in pairs if p not in held]
-    outcomes = [case.versus(a, b) for a, b in told]
+    evidence = tuple(case.evidence(case.measured(a), case.measured(b)) for a, b in told)
+    outcomes = [{Verdict.AGREES: 1, Verdict.DISAGREES: -1}.get(e.verdict, 0) for e in evidence]
     shown = ", ".join(f"{impl} {case.value(impl).show()}" for impl in dict.fromkeys(i for p in pairs for i in p))
     leads = [_lead(case, a, b) for a, b in told]
     by_repetition = [text for (a, b), (text, _) in zip(told, leads, strict=True) if case.ratio(*_led(case, a, b))]
@@ -140,12 +175,13 @@ def _pairs(case: Case, pairs: list[tuple[str, str]], claim: str) -> Said:
     effect, margin = min(leads, key=lambda e: e[1], default=("", None))
     if -1 in outcomes:
         against = [f"{b} above {a}" for (a, b), o in zip(told, outcomes, strict=True) if o == -1]
-        return Said(Verdict.DISAGREES, f"{shown}: {', '.join(against)}, against {claim}", effect, margin)
+        return Said(Verdict.DISAGREES, f"{shown}: {', '.join(against)}, against {claim}", effect, margin, evidence)
     if all(o == 1 for o in outcomes):
         if not held:
-            return Said(Verdict.AGREES, f"{shown}: {claim}", effect, margin)
-        return Said(Verdict.NO_DIFFERENCE, f"{shown}: {claim} only where the load did not hold them", effect, margin)
-    return Said(Verdict.NO_DIFFERENCE, f"{shown}: intervals overlap", effect, margin)
+            return Said(Verdict.AGREES, f"{shown}: {claim}", effect, margin, evidence)
+        where = f"{shown}: {claim} only where the load did not hold them"
+        return Said(Verdict.NO_DIFFERENCE, where, effect, margin, evidence)
+    return Said(Verdict.NO_DIFFERENCE, f"{shown}: intervals overlap", effect, margin, evidence)
 
 
 def _lead(case: Case, better: str, worse: str) -> tuple[str, float]:
@@ -253,12 +289,19 @@ def _band(values: dict[str, Value], within: float, claim: str) -> Said:
     their intervals are; disagrees when even the nearest ends are further apart."""
     shown = ", ".join(f"{impl} {v.show()}" for impl, v in values.items())
     farthest = min(v.low for v in values.values()), max(v.high for v in values.values())
-    if farthest[0] > 0 and farthest[1] <= (1 + within) * farthest[0]:
-        return Said(Verdict.AGREES, f"{shown}: within {within:.0%}, {claim}")
     nearest = min(v.high for v in values.values()), max(v.low for v in values.values())
-    if nearest[0] > 0 and nearest[1] > (1 + within) * nearest[0]:
-        return Said(Verdict.DISAGREES, f"{shown}: more than {within:.0%} apart, against {claim}")
-    return Said(Verdict.NO_DIFFERENCE, f"{shown}: the intervals do not tell whether within {within:.0%}")
+    if farthest[0] > 0 and farthest[1] <= (1 + within) * farthest[0]:
+        verdict, told = Verdict.AGREES, f"within {within:.0%}, {claim}"
+    elif nearest[0] > 0 and nearest[1] > (1 + within) * nearest[0]:
+        verdict, told = Verdict.DISAGREES, f"more than {within:.0%} apart, against {claim}"
+    else:
+        verdict, told = Verdict.NO_DIFFERENCE, f"the intervals do not tell whether within {within:.0%}"
+    # Ranked by the two values furthest apart: the highest over the lowest against the band's end.
+    lowest, highest = min(values.values(), key=lambda v: v.median), max(values.values(), key=lambda v: v.median)
+    r = ratio(_summary(lowest), _summary(highest))
+    dof = max(1, min(lowest.n, highest.n) - 1)
+    p = p_band(r.low, r.high, dof, 1 / (1 + within), 1 + within) if r and r.low is not None else 1.0
+    return Said(verdict, f"{shown}: {told}", evidence=(Evidence(verdict, p),))
 
 
 def _paired_band(case: Case, pairs: list[tuple[str, str]], within: float) -> Said:
@@ -268,13 +311,17 @@ def _paired_band(case: Case, pairs: list[tuple[str, str]], within: float) -> Sai
     ratios = {f"{b}/{a}": case.ratio(a, b) for a, b in pairs}
     shown += " (" + ", ".join(f"{name} x{r.value:.2f} [{r.low:.2f}, {r.high:.2f}]" for name, r in ratios.items())
     shown += " by repetition)"
-    verdict = combined([banded(r.low, r.high, 1 / (1 + within), 1 + within) for r in ratios.values()])
+    band = 1 / (1 + within), 1 + within
+    evidence = tuple(
+        Evidence(banded(r.low, r.high, *band), p_band(r.low, r.high, r.dof or 1, *band)) for r in ratios.values()
+    )
+    verdict = combined([e.verdict for e in evidence])
     told = {
         Verdict.AGREES: f"within {within:.0%}, similar",
         Verdict.DISAGREES: f"more than {within:.0%} apart, against similar",
         Verdict.NO_DIFFERENCE: f"the intervals do not tell whether within {within:.0%}",
     }
-    return Said(verdict, f"{shown}: {told[verdict]}")
+    return Said(verdict, f"{shown}: {told[verdict]}", evidence=evidence)
 
 
 @dataclass(frozen=True)
@@ -308,10 +355,18 @@ class Similar:
         farthest = max(v.high for v in values.values()) - min(v.low for v in values.values())
         nearest = max(v.low for v in values.values()) - min(v.high for v in values.values())
         if farthest <= self.within_ms:
-            return Said(Verdict.AGREES, f"{shown}: within {self.within_ms:g} ms, similar")
-        if nearest > self.within_ms:
-            return Said(Verdict.DISAGREES, f"{shown}: more than {self.within_ms:g} ms apart, against similar")
-        return Said(Verdict.NO_DIFFERENCE, f"{shown}: the intervals do not tell whether within {self.within_ms:g} ms")
+            verdict, told = Verdict.AGREES, f"within {self.within_ms:g} ms, similar"
+        elif nearest > self.within_ms:
+            verdict, told = Verdict.DISAGREES, f"more than {self.within_ms:g} ms apart, against similar"
+        else:
+            verdict, told = Verdict.NO_DIFFERENCE, f"the intervals do not tell whether within {self.within_ms:g} ms"
+        # Ranked by the two furthest apart: their difference, its half-width theirs together.
+        lowest, highest = min(values.values(), key=lambda v: v.median), max(values.values(), key=lambda v: v.median)
+        gap = (highest.low + highest.high - lowest.low - lowest.high) / 2
+        half = math.hypot((highest.high - highest.low) / 2, (lowest.high - lowest.low) / 2)
+        dof = max(1, min(lowest.n, highest.n) - 1)
+        p = p_band(gap - half, gap + half, dof, -self.within_ms, self.within_ms) if math.isfinite(half) else 1.0
+        return Said(verdict, f"{shown}: {told}", evidence=(Evidence(verdict, p),))
 
     def pool(self, cases: list[Case]) -> Said | None:
         """Each pair's ratios pooled, within the band on either side; milliseconds do not pool."""
@@ -350,7 +405,10 @@ class Ratio:
                 raise Missing(f"{self.ratio} over {other}: no ratio with an interval")
             shown = f"{self.ratio}/{other} {r.value:.2f} [{r.low:.2f}, {r.high:.2f}]"
             effect = f"{self.ratio}/{other} x{r.value:.2f} [{r.low:.2f}, {r.high:.2f}]"
-            said.append(Said(banded(r.low, r.high, self.low, self.high), shown, effect, r.value))
+            verdict = banded(r.low, r.high, self.low, self.high)
+            dof = r.dof or max(1, min(case.value(other).n, case.value(self.ratio).n) - 1)
+            evidence = (Evidence(verdict, p_band(r.low, r.high, dof, self.low, self.high)),)
+            said.append(Said(verdict, shown, effect, r.value, evidence))
         return _all(said, f"{self.low:g}-{self.high:g} times")
 
     def pool(self, cases: list[Case]) -> Said | None:
@@ -373,7 +431,8 @@ def _summary(v: Value) -> Summary:
 def _all(said: list[Said], claim: str) -> Said:
     verdict = combined([s.verdict for s in said])
     deciding = telling(said, verdict)
-    return Said(verdict, "; ".join(s.because for s in said) + f" (claimed: {claim})", deciding.effect, deciding.margin)
+    because = "; ".join(s.because for s in said) + f" (claimed: {claim})"
+    return Said(verdict, because, deciding.effect, deciding.margin, tuple(e for s in said for e in s.evidence))
 
 
 @dataclass(frozen=True)
@@ -393,11 +452,14 @@ class Published:
     def judge(self, case: Case) -> Said:
         if not case.seed:
             raise Missing("the seed published no value at this budget")
+        case.unceiled(list(case.seed))  # a value the load set says nothing of the runtime, however near the seed's
         said = []
         for impl, seed in case.seed.items():
             v = case.value(impl)
             low, high = seed * (1 - self.published), seed * (1 + self.published)
-            said.append(Said(banded(v.low, v.high, low, high), f"{impl} {v.show()} against the seed's {seed:g}"))
+            verdict = banded(v.low, v.high, low, high)
+            evidence = (Evidence(verdict, p_band(v.low, v.high, max(1, v.n - 1), low, high)),)
+            said.append(Said(verdict, f"{impl} {v.show()} against the seed's {seed:g}", evidence=evidence))
         return _all(said, f"within {self.published:.0%}")
 
 
@@ -419,6 +481,7 @@ class Limit:
         return self.of
 
     def judge(self, case: Case) -> Said:
+        case.unceiled(self.of)  # a value the load set says nothing of the runtime
         said = []
         for impl in self.of:
             v = case.value(impl)
@@ -426,7 +489,8 @@ class Limit:
             near, far = (v.high, v.low) if self.most else (-v.low, -v.high)
             limit = self.limit if self.most else -self.limit
             verdict = Verdict.AGREES if near <= limit else Verdict.DISAGREES if far > limit else Verdict.NO_DIFFERENCE
-            said.append(Said(verdict, f"{impl} {v.show()}"))
+            evidence = (Evidence(verdict, p_of(v.low, v.high, max(1, v.n - 1), self.limit)),)
+            said.append(Said(verdict, f"{impl} {v.show()}", evidence=evidence))
         return _all(said, f"at {'most' if self.most else 'least'} {self.limit:g}")
 
 
@@ -524,14 +588,9 @@ class Peaks:
             if peak is None:
                 raise Missing(f"{impl}: no point at {self.axis}={at}")
             cells = case.series[impl]
-            others = [(x, case.told(cells[at], cells[x])) for x, _ in points if x != at]
+            evidence = tuple(case.evidence(cells[at], cells[x]) for x, _ in points if x != at)
             shown = _series_shown(impl, self.axis, points)
-            if any(o == -1 for _, o in others):
-                said.append(Said(Verdict.DISAGREES, shown))
-            elif all(o == 1 for _, o in others):
-                said.append(Said(Verdict.AGREES, shown))
-            else:
-                said.append(Said(Verdict.NO_DIFFERENCE, shown))
+            said.append(Said(combined([e.verdict for e in evidence]), shown, evidence=evidence))
         return _all(said, f"the best at {self.axis}={at}")
 
 
@@ -548,12 +607,12 @@ def _trend(
         sign = 1 if improves else -1
         cells = case.series[impl]
         claimed = case.told(cells[last[0]], cells[first[0]], by) * sign == 1
-        against = case.told(cells[last[0]], cells[first[0]]) * sign == -1
-        outcome = 1 if claimed else -1 if against else 0
+        moved, p = case.compared(cells[last[0]], cells[first[0]])
+        outcome = 1 if claimed else -1 if moved * sign == -1 else 0
         shown = f"{impl} {axis}={first[0]}: {first[1].show()}, {axis}={last[0]}: {last[1].show()}"
         if r := paired(cells[first[0]], cells[last[0]]):
             shown += f" (x{r.value:.2f} [{r.low:.2f}, {r.high:.2f}] by repetition)"
-        said.append(Said(of_sign(outcome), shown))
+        said.append(Said(of_sign(outcome), shown, evidence=(Evidence(of_sign(outcome), p),)))
     return _all(said, claim)
 
 
@@ -630,6 +689,8 @@ class Flat:
         return self.flat
 
     def judge(self, case: Case) -> Said:
+        for impl in self.flat:
+            case.unheld(impl)
         said = [
             _band({f"{impl} {self.axis}={x}": v for x, v in case.along(impl)}, self.within, "flat")
             for impl in self.flat
@@ -656,15 +717,21 @@ class Smooth:
     def judge(self, case: Case) -> Said:
         said = []
         for impl in self.smooth:
+            case.unheld(impl)
             points = case.along(impl)
             steps = list(itertools.pairwise(points))
             shown = _series_shown(impl, self.axis, points)
             if all(b[1].high <= self.within * a[1].low for a, b in steps):
-                said.append(Said(Verdict.AGREES, shown))
+                verdict = Verdict.AGREES
             elif any(b[1].low > self.within * a[1].high for a, b in steps):
-                said.append(Said(Verdict.DISAGREES, shown))
+                verdict = Verdict.DISAGREES
             else:
-                said.append(Said(Verdict.NO_DIFFERENCE, shown))
+                verdict = Verdict.NO_DIFFERENCE
+            # Ranked by its largest step, against `within`.
+            step = max((ratio(_summary(a[1]), _summary(b[1])) for a, b in steps), key=lambda r: r.value if r else 0)
+            dof = max(1, min(v.n for _, v in points) - 1)
+            p = p_of(step.low, step.high, dof, self.within) if step and step.low is not None else 1.0
+            said.append(Said(verdict, shown, evidence=(Evidence(verdict, p),)))
         return _all(said, f"never more than {self.within:g} times from one {self.axis} to the next")
 
 
@@ -707,10 +774,12 @@ class Jumps:
                 # The two growths of each repetition, as two sides' values are (spec/findings.md, "Pairs").
                 growth = f"x{over.value:.2f} [{over.low:.2f}, {over.high:.2f}]"
                 shown += f" ({self.jumps}'s growth over {other}'s {growth} by repetition)"
-                outcome = above(over)
+                outcome, p = above(over), p_of(over.low, over.high, over.dof or 1)
             else:
                 outcome = 1 if mine[1] > theirs[2] else -1 if mine[2] < theirs[1] else 0
-            said.append(Said(of_sign(outcome), shown))
+                n = min(v.n for impl in (self.jumps, other) for _, v in case.along(impl))
+                p = p_apart(Value(mine[0], mine[1], mine[2], n), Value(theirs[0], theirs[1], theirs[2], n))
+            said.append(Said(of_sign(outcome), shown, evidence=(Evidence(of_sign(outcome), p),)))
         return _all(said, f"{self.jumps} grows most from {self.axis}={self.start} to {self.end}")
 
 

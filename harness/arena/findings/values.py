@@ -16,7 +16,16 @@ from dataclasses import dataclass, field
 from arena.measured.export import counted_values, values_of
 from arena.measured.flags import Flag
 from arena.measured.measurement import Measurement
-from arena.measured.stats import NO_INTERVAL, SMALLEST_CHANGE, Ratio, chi2_95, log_interval, summarize, t95
+from arena.measured.stats import (
+    NO_INTERVAL,
+    SMALLEST_CHANGE,
+    Ratio,
+    chi2_95,
+    log_interval,
+    p_two_sided,
+    summarize,
+    t95,
+)
 
 # The metrics a point's ceiling bounds (rest/ceiling.py): the requests it answered, and their rate.
 CEILED = {"ok_requests", "requests", "rps", "ok_rps"}
@@ -106,6 +115,54 @@ def above(r: Ratio, least: float = SMALLEST_CHANGE) -> int:
     if r.high < 1 and 1 / r.value >= 1 + least:
         return -1
     return 0
+
+
+def p_of(low: float, high: float, dof: float, null: float = 1.0) -> float:
+    """The two-sided p that an estimate whose 95% interval at `dof` degrees of freedom is [low,
+    high] lies at `null`: its distance from the interval's centre in standard errors (the
+    half-width over t95), on the logarithms where the interval is above zero, as the rules compare
+    ratios, else as it is. An end open to infinity (an engine's bound) is taken as far as the other."""
+    on_logs = low > 0 and null > 0
+    a, b, at = (math.log(low), math.log(high), math.log(null)) if on_logs else (low, high, null)
+    if not math.isfinite(a) and not math.isfinite(b):
+        return 1.0
+    centre = (a + b) / 2 if math.isfinite(a) and math.isfinite(b) else (a if math.isfinite(a) else b)
+    half = (b - a) / 2 if math.isfinite(a) and math.isfinite(b) else math.inf
+    if not math.isfinite(half):
+        # One end open: the value is beyond its finite end, and certain of nothing past it.
+        return 1.0 if (at > a if math.isfinite(a) else at < b) else 0.0
+    if half <= 0:
+        return 1.0 if centre == at else 0.0
+    return p_two_sided((centre - at) / (half / t95(max(1, round(dof)))), max(1.0, dof))
+
+
+def p_band(low: float, high: float, dof: float, band_low: float, band_high: float) -> float:
+    """`p_of` against the band's end nearest the interval's centre: small where the interval lies
+    clear of that end, inside the band or outside it."""
+    if low > 0 and band_low > 0:
+        centre = math.sqrt(low * high) if math.isfinite(high) else low
+        nearest = band_low if abs(math.log(centre / band_low)) < abs(math.log(band_high / centre)) else band_high
+    else:
+        centre = (low + high) / 2
+        nearest = band_low if abs(centre - band_low) < abs(band_high - centre) else band_high
+    return p_of(low, high, dof, nearest)
+
+
+def p_apart(a: Value, b: Value) -> float:
+    """The two-sided p that two values of repetitions not paired are the same: the distance between
+    their intervals' centres over their standard errors together (each its half-width over t95),
+    on the logarithms where both lie above zero, at the fewer side's degrees of freedom. A bound
+    (engine-bound) has no error to rank: as certain as `separated` says, or not at all."""
+    if a.bounded or b.bounded:
+        return 0.0 if separated(a, b, True, 0.0) else 1.0
+    on_logs = a.low > 0 and b.low > 0
+    ends = [(math.log(v.low), math.log(v.high)) if on_logs else (v.low, v.high) for v in (a, b)]
+    errors = [(high - low) / 2 / t95(max(1, v.n - 1)) for (low, high), v in zip(ends, (a, b), strict=True)]
+    spread = math.hypot(*errors)
+    gap = sum(ends[0]) / 2 - sum(ends[1]) / 2
+    if spread == 0:
+        return 1.0 if gap == 0 else 0.0
+    return p_two_sided(gap / spread, max(1, min(a.n, b.n) - 1))
 
 
 def lost_to_engine(values: dict, cpus: int) -> float | None:

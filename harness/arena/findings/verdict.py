@@ -1,11 +1,17 @@
 """What a measurement says of a finding: the four verdicts of spec/findings.md, and how the verdicts
-of its cases (points, budgets) and tests combine into one."""
+of its cases (points, budgets) and tests combine into one: every case for the claim to agree, and a
+case against it only where it stays against after Holm's correction over the finding's comparisons
+(spec/findings.md, "Many cases")."""
 
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
 from enum import StrEnum
+
+# What a finding may spend on deciding wrongly: the chance that a claim with no effect behind it is
+# still decided, over all its cases together (Holm's family-wise error), and the 95% of each interval.
+ALPHA = 0.05
 
 
 class Verdict(StrEnum):
@@ -14,6 +20,16 @@ class Verdict(StrEnum):
     NO_DIFFERENCE = "no difference measured"
     NOT_TESTED = "not tested"
     UNTESTABLE = "untestable"
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One comparison a case made: what it says on its own at 95% (for, against or neither), and
+    the two-sided p of its estimate against the claim's boundary (1 for an order, a band's nearest
+    edge), which Holm's correction over a finding's comparisons ranks."""
+
+    verdict: Verdict
+    p: float
 
 
 @dataclass(frozen=True)
@@ -26,6 +42,7 @@ class Said:
     because: str
     effect: str = ""
     margin: float | None = None
+    evidence: tuple[Evidence, ...] = ()  # each comparison it made; none for a count of events
 
 
 @dataclass(frozen=True)
@@ -96,3 +113,32 @@ def telling(said: list[Said], verdict: Verdict) -> Said:
     if verdict is Verdict.AGREES and with_margin:
         return min(with_margin, key=lambda s: s.margin)
     return (against or said or [Said(verdict, "")])[0]
+
+
+def holm(ps: list[float], alpha: float = ALPHA) -> list[bool]:
+    """Which of `ps` Holm's step-down rejects, at family-wise `alpha`: the smallest against
+    alpha / m, the next against alpha / (m - 1), and so on until one is not rejected."""
+    rejected = [False] * len(ps)
+    for rank, i in enumerate(sorted(range(len(ps)), key=ps.__getitem__)):
+        if ps[i] > alpha / (len(ps) - rank):
+            break
+        rejected[i] = True
+    return rejected
+
+
+def corrected(cases: list[Said]) -> tuple[list[Said], int]:
+    """The cases with each one against the claim kept against only where Holm's correction over
+    every comparison they made (`Evidence`) rejects one of its comparisons against it; else
+    undecided, saying why. The number of comparisons corrected over, too. A case against with no
+    comparisons (a count of events, which no chance makes) stays against."""
+    family = [(i, e) for i, said in enumerate(cases) for e in said.evidence if said.verdict is not Verdict.NOT_TESTED]
+    rejected = holm([e.p for _, e in family])
+    kept = {i for (i, e), r in zip(family, rejected, strict=True) if r and e.verdict is Verdict.DISAGREES}
+    out = []
+    for i, said in enumerate(cases):
+        if said.verdict is Verdict.DISAGREES and said.evidence and i not in kept:
+            least = min(e.p for e in said.evidence if e.verdict is Verdict.DISAGREES)
+            why = f"; against on its own (p = {least:.2g}), not after Holm's correction over {len(family)} comparisons"
+            said = dataclasses.replace(said, verdict=Verdict.NO_DIFFERENCE, because=said.because + why)
+        out.append(said)
+    return out, len(family)

@@ -54,6 +54,21 @@ def t95(dof: int) -> float:
     return _T95[dof - 1] if dof <= len(_T95) else 1.960
 
 
+def t_quantile(dof: float, level: float) -> float:
+    """Student's t that a two-sided interval at `level` (0.95: t95's) spans either side, at `dof`
+    degrees of freedom, fractional ones too (Welch's)."""
+    from scipy.special import stdtrit  # imported here: scipy's import costs what most commands need not pay
+
+    return float(stdtrit(dof, 1 - (1 - level) / 2))
+
+
+def p_two_sided(t: float, dof: float) -> float:
+    """The probability of a Student's t at `dof` degrees of freedom at least as far from zero as `t`."""
+    from scipy.special import stdtr
+
+    return float(2 * stdtr(dof, -abs(t)))
+
+
 def chi2_95(dof: int) -> float:
     """The 95% quantile of chi-square at `dof` degrees of freedom, by Wilson and Hilferty's cube
     (within 3% of the table's at one degree, closer beyond)."""
