@@ -11,12 +11,13 @@ from arena.cli import findings_suite
 from arena.cli.measuring import kinds
 from arena.console import Console
 from arena.errors import UsageError
+from arena.findings import calibrate, runs
 from arena.findings import catalog as findings_catalog
-from arena.findings import runs
 from arena.findings.catalog import STUDIES
 from arena.findings.section import changes as findings_changes
 from arena.findings.section import section
-from arena.findings.verdict import Verdict
+from arena.findings.values import Index
+from arena.findings.verdict import ALPHA, Verdict
 from arena.kind import repetitions
 from arena.measured.store import Store
 from arena.report.render import terminal
@@ -28,6 +29,10 @@ def cmd_findings(args: argparse.Namespace, console: Console) -> int:
         raise UsageError("--measure, --plan and --changes read the findings suite's runs: name no runs with them")
     if args.resume and not args.measure:
         raise UsageError("--resume continues a --measure")
+    if args.draws < 20:
+        raise UsageError("--draws must be 20 or more: a rate of fewer draws says next to nothing")
+    if args.calibrate:
+        return _calibrate(args, console)
     if args.measure or args.plan:
         made = findings_suite.plan(findings_catalog.load(), findings_suite.machine(), repetitions(args.repeat))
         if args.plan:
@@ -53,6 +58,31 @@ def cmd_findings(args: argparse.Namespace, console: Console) -> int:
     terminal.table(console, made.table)
     for note in made.notes:
         console.line(note)
+    return 0
+
+
+def _calibrate(args: argparse.Namespace, console: Console) -> int:
+    """The verdict rules' error rates on the runs read, replayed (findings/calibrate.py)."""
+    store = Store()
+    try:
+        read = [store.named(name) for name in args.run] if args.run else runs.newest_of_each_kind(store)
+        index = Index(runs.measurements(store, read))
+    finally:
+        store.close()
+    if not index.kinds:
+        raise UsageError("--calibrate replays stored measurements: none here yet (`./arena findings --measure`)")
+    console.line(f"replaying {', '.join(r.name for r in read)} {args.draws} times a finding ...")
+    made = calibrate.calibrate(index, findings_catalog.load(), args.draws)
+    console.line('How often the verdict rules are wrong (spec/findings.md, "The judge is judged")', style="bold")
+    terminal.table(console, calibrate.table(made, args.draws))
+    wrong = [c.finding.id for c in made if c.aa and c.aa.share > ALPHA]
+    planted = ", ".join(f"x{e:g}" for e in calibrate.EFFECTS)
+    console.line(
+        f"{len(made)} findings replayed {args.draws} times each on A/A data (identical runtimes with the scatter "
+        f"measured: a decided verdict is wrong) and with one side planted {planted} "
+        f"better (an order) or past its band's edge (a band); {len(wrong)} decided on A/A data in more than "
+        f"{ALPHA:.0%} of draws{': ' + ', '.join(wrong) if wrong else ''}."
+    )
     return 0
 
 

@@ -306,6 +306,14 @@ def add_options(parser: argparse.ArgumentParser) -> None:
     measuring.add_argument(
         "--changes", action="store_true", help="the verdicts that differ between the suite's last two measurements"
     )
+    measuring.add_argument(
+        "--calibrate",
+        action="store_true",
+        help="how often the verdict rules are wrong: the runs read replayed on A/A data and with planted effects",
+    )
+    parser.add_argument(
+        "--draws", type=int, default=400, help="with --calibrate: draws a finding is replayed (default 400)"
+    )
     parser.add_argument("--resume", action="store_true", help="with --measure: continue where it stopped")
     parser.add_argument(
         "--repeat",

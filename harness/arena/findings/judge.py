@@ -205,19 +205,26 @@ def _shared(case: Case) -> bool:
     return any(Flag.SHARED_CORES in c.flags for c in cells)
 
 
+def case_key(test: Test, cell: Cell) -> str:
+    """The case of a test a cell belongs to: its point and budget, or along the rule's axis, the
+    rest of its point (less what changes with the axis, `along`)."""
+    axis = test.rule.axis
+    if axis is None:
+        key = {**cell.point, "cpus": cell.cpus}
+    elif axis == "cpus":
+        key = dict(cell.point)
+    else:
+        key = {**{k: v for k, v in cell.point.items() if k != axis and k not in test.along}, "cpus": cell.cpus}
+    return json.dumps(key, sort_keys=True)
+
+
 def _cases(test: Test, cells: list[Cell]) -> list[tuple[str, Case]]:
     """The cells of a test as the cases its rule judges, each with a label: along an axis, one
     series of the points that differ only in it (and in what changes with it, `along`)."""
     axis = test.rule.axis
     grouped: dict[str, list[Cell]] = defaultdict(list)
     for cell in cells:
-        if axis is None:
-            key = {**cell.point, "cpus": cell.cpus}
-        elif axis == "cpus":
-            key = dict(cell.point)
-        else:
-            key = {**{k: v for k, v in cell.point.items() if k != axis and k not in test.along}, "cpus": cell.cpus}
-        grouped[json.dumps(key, sort_keys=True)].append(cell)
+        grouped[case_key(test, cell)].append(cell)
     made = []
     for key, group in sorted(grouped.items(), key=lambda item: _natural(json.loads(item[0]))):
         where = json.loads(key)

@@ -10,7 +10,7 @@ import json
 import math
 import statistics
 from collections import defaultdict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from arena.measured.export import counted_values, values_of
@@ -20,7 +20,6 @@ from arena.measured.stats import (
     NO_INTERVAL,
     SMALLEST_CHANGE,
     Ratio,
-    chi2_95,
     log_interval,
     p_two_sided,
     summarize,
@@ -190,9 +189,6 @@ class Cell:
     lost_to_engine: float | None = None  # the most of its cores' time a repetition may have lost to the engine (REST)
     # The metric of each repetition that counts, as measured, by its run and repetition.
     by_repetition: dict[tuple, float] = field(default_factory=dict)
-    # Every cell of its experiment, by implementation, point (as stored) and budget: the series
-    # over whose points a ratio's scatter is pooled (`_by_repetition`).
-    family: Mapping[tuple, Cell] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def numbers(self) -> tuple[float, ...]:
@@ -207,9 +203,8 @@ def together(a: Cell, b: Cell) -> list[tuple[float, float]]:
 
 def paired(a: Cell, b: Cell) -> Ratio | None:
     """B's value over A's by the repetitions of one run that measured both: the geometric mean of
-    each repetition's ratio, with its 95% interval (Student's t on the logarithms, the scatter
-    pooled over the experiment's points: `_by_repetition`), never narrower than the two sides'
-    resolutions together. A run measures the sides of
+    each repetition's ratio, with its 95% interval (Student's t on the logarithms: `_by_repetition`),
+    never narrower than the two sides' resolutions together. A run measures the sides of
     a repetition within minutes of each other (a micro run each implementation at a point in turn, a
     REST run each in turn within a repetition), so a repetition's ratio cancels what the machine did
     in those minutes, which the sides' own intervals each carry (spec/findings.md, "Pairs"). None
@@ -228,24 +223,20 @@ def growths(a_from: Cell, a_to: Cell, b_from: Cell, b_to: Cell) -> Ratio | None:
 
 def _by_repetition(cells: list[Cell], ratio: Callable[..., float]) -> Ratio | None:
     """The geometric mean of `ratio` of the cells' numbers in each repetition that measured them
-    all, with its 95% interval (t on the logarithms), never narrower than their resolutions.
+    all, with its 95% interval (t on the logarithms of those repetitions alone), never narrower than
+    their resolutions.
 
-    The same ratio at the experiment's other points scatters about its own mean as this one does,
-    where their variances are alike: then the squared deviations of all of them give the scatter,
-    with their degrees of freedom together (spec/findings.md, "Scatter"). Three repetitions alone
-    give two, and one lagging repetition would swing the interval's width."""
+    The same ratio at the experiment's other points is no measure of this one's scatter: pooled
+    with them where Bartlett's test found them alike, A/A draws of one ratio decided 7.4% of
+    comparisons at 95% where this point's own scatter decides 5.2% (spec/findings.md, "Scatter")."""
     if any(c.value is None or c.value.bounded for c in cells):
         return None
     logs = _logs(cells, ratio)
     if logs is None:
         return None
-    groups = [logs, *(theirs for other in _analogues(cells) if (theirs := _logs(other, ratio)) is not None)]
-    spreads = [(len(g) - 1, _squares(g)) for g in groups]
-    pooled = spreads if _alike(spreads) else spreads[:1]
-    dof = sum(d for d, _ in pooled)
-    squares = sum(s for _, s in pooled)
+    dof = len(logs) - 1
     floor = math.sqrt(sum(math.log1p(c.value.resolution) ** 2 for c in cells))
-    half = max(t95(dof) * math.sqrt(squares / dof / len(logs)), floor)
+    half = max(t95(dof) * statistics.stdev(logs) / math.sqrt(len(logs)), floor)
     if half == 0:
         return None
     centre = statistics.fmean(logs)
@@ -259,47 +250,6 @@ def _logs(cells: list[Cell], ratio: Callable[..., float]) -> list[float] | None:
     if len(numbers) < 2 or min(min(n) for n in numbers) <= 0:
         return None
     return [math.log(ratio(*n)) for n in numbers]
-
-
-def _squares(logs: list[float]) -> float:
-    """The squared deviations from their mean."""
-    centre = statistics.fmean(logs)
-    return sum((x - centre) ** 2 for x in logs)
-
-
-def _alike(spreads: list[tuple[int, float]]) -> bool:
-    """Whether groups of (degrees of freedom, squared deviations) scatter alike, at 95%: Bartlett's
-    test of their variances (chi-square at groups - 1 degrees of freedom). A group that did not
-    vary at all tells nothing of it."""
-    variances = [(d, s / d) for d, s in spreads]
-    if len(variances) < 2 or min(v for _, v in variances) <= 0:
-        return False
-    dof = sum(d for d, _ in variances)
-    pooled = sum(s for _, s in spreads) / dof
-    statistic = dof * math.log(pooled) - sum(d * math.log(v) for d, v in variances)
-    correction = 1 + (sum(1 / d for d, _ in variances) - 1 / dof) / (3 * (len(variances) - 1))
-    return statistic / correction <= chi2_95(len(variances) - 1)
-
-
-def _analogues(cells: list[Cell]) -> list[list[Cell]]:
-    """The same cells at each other point of their experiment, where they share one point and each
-    was measured there with a value that is not only a bound."""
-    points = {_point_key(c.point) for c in cells}
-    if len(points) != 1:
-        return []
-    (own,) = points
-    family = cells[0].family
-    found = []
-    for point in sorted({key[1] for key in family} - {own}):
-        other = [family.get((c.impl, point, c.cpus)) for c in cells]
-        if all(c is not None and c.value is not None and not c.value.bounded for c in other):
-            found.append(other)
-    return found
-
-
-def _point_key(point: dict) -> str:
-    """A point as a family's key: its JSON with sorted keys."""
-    return json.dumps(point, sort_keys=True)
 
 
 class Index:
@@ -316,7 +266,6 @@ class Index:
     def cells(self, kind: str, experiment: str, metric: str, higher_is_better: bool) -> list[Cell]:
         """Every implementation, point and budget of one experiment, with its value of `metric`."""
         found = []
-        family: dict[tuple, Cell] = {}
         for (impl, point, cpus), group in sorted(self.groups.get((kind, experiment), {}).items()):
             by_repetition = {(m.run, m.repetition): v for m in group for v in counted_values([m], metric)}
             numbers = list(by_repetition.values())
@@ -333,7 +282,6 @@ class Index:
                 )
             failed = sum(1 for m in group if not m.measured)
             lost = max((share for v in exported if (share := lost_to_engine(v, cpus)) is not None), default=None)
-            cell = Cell(impl, json.loads(point), cpus, value, len(group), failed, flags, lost, by_repetition, family)
-            family[(impl, _point_key(cell.point), cpus)] = cell
+            cell = Cell(impl, json.loads(point), cpus, value, len(group), failed, flags, lost, by_repetition)
             found.append(cell)
         return found

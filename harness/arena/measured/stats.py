@@ -69,12 +69,6 @@ def p_two_sided(t: float, dof: float) -> float:
     return float(2 * stdtr(dof, -abs(t)))
 
 
-def chi2_95(dof: int) -> float:
-    """The 95% quantile of chi-square at `dof` degrees of freedom, by Wilson and Hilferty's cube
-    (within 3% of the table's at one degree, closer beyond)."""
-    return dof * (1 - 2 / (9 * dof) + 1.645 * math.sqrt(2 / (9 * dof))) ** 3
-
-
 def f95(dof1: int, dof2: float) -> float:
     """The 95% quantile of F at `dof1` and `dof2` degrees of freedom (Welch's test gives `dof2` as a
     fraction), by Paulson's cube roots: within 2% of the table's from `dof2` = 4 on, and above it

@@ -1,0 +1,280 @@
+"""How often the verdict rules are wrong (spec/findings.md, "The judge is judged"): a stored run's
+measurements replayed under the rules many times, with nothing measured anew.
+
+Each draw gives every case of a finding's test new numbers made from what the case itself measured:
+one side's centre (chosen at random, a donor) for every side, and about it, for each repetition, a
+deviation drawn from those the case's sides showed about their own means (on the logarithms, each
+widened by sqrt(n / (n - 1)), which a mean's deviations fall short of). Identical runtimes with the
+scatter this machine gave them, then:
+
+- **A/A**: the sides as drawn. An order is true of none of them, so a decided verdict (agrees or
+  disagrees) is a wrong one. For a band (`ratio`, `similar`) the claimed side is put on the band's
+  edge nearest 1, where neither verdict is true either.
+- **Power**: one side made better by a planted factor (x1.1, x1.25, x2; for a band, that far past
+  its edge), and how often the verdict says so: agrees for an order, disagrees for a band.
+
+A permutation of the measured repetitions would not do: every side would hold the same numbers
+in another order, so the geometric means, and every ratio of them, would be exactly 1 in every
+draw, and no rule could decide anything. Drawing the deviations anew keeps their size and shape.
+Where the machine's minutes moved the sides of a repetition together, the drawn sides do not move
+together: the ratio by repetition gains nothing from its pairing here, and the power is the
+lower for it."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import random
+import statistics
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from arena.findings import rules
+from arena.findings.catalog import Finding, Test
+from arena.findings.judge import case_key, judge
+from arena.findings.rules import order_key
+from arena.findings.values import Cell, Index, value_of
+from arena.findings.verdict import Verdict
+from arena.measured.stats import SMALLEST_CHANGE
+from arena.report.tables import Cell as Shown
+from arena.report.tables import Column, Row, Table
+
+DRAWS = 400
+EFFECTS = (1.1, 1.25, 2.0)
+DECIDED = (Verdict.AGREES, Verdict.DISAGREES)
+# The rules a draw can plant an effect in: an order over implementations or along an axis, or a band.
+ORDERS = (rules.Order, rules.Best, rules.Worst, rules.Peaks, rules.Improves, rules.Worsens, rules.Jumps)
+BANDS = (rules.Ratio, rules.Similar)
+
+# What a planted effect makes of a cell, given the first point of its series along the rule's axis:
+# the factor its numbers are multiplied by.
+Plant = Callable[[Cell, Any], float]
+
+
+@dataclass(frozen=True)
+class Rate:
+    """How many draws of how many came out one way, with the 95% interval of that share (Wilson's)."""
+
+    hits: int
+    draws: int
+
+    @property
+    def share(self) -> float:
+        return self.hits / self.draws
+
+    def interval(self) -> tuple[float, float]:
+        z, n, p = 1.96, self.draws, self.share
+        centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+        half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+        return max(0.0, centre - half), min(1.0, centre + half)
+
+    def show(self) -> str:
+        low, high = self.interval()
+        return f"{self.share:.1%} [{low:.1%}, {high:.1%}]"
+
+
+@dataclass(frozen=True)
+class Calibrated:
+    """One finding's error rates: on A/A draws (decided: wrong), and under each planted effect
+    (decided the right way); with the cases a draw judged and the fewest repetitions of a side."""
+
+    finding: Finding
+    rule: str
+    cases: int
+    repetitions: int
+    at_ceiling: bool
+    aa: Rate | None
+    power: dict[float, Rate | None]
+
+
+class Replayed:
+    """An index whose cells of each calibrated test are drawn anew (module docstring); the rest as
+    stored. It answers the judge as `values.Index` does."""
+
+    def __init__(self, index: Index, tests: dict[tuple, tuple[Test, Plant]], rng: random.Random) -> None:
+        self.kinds = index.kinds
+        self._index, self._tests, self._rng = index, tests, rng
+
+    def cells(self, kind: str, experiment: str, metric: str, higher_is_better: bool) -> list[Cell]:
+        cells = self._index.cells(kind, experiment, metric, higher_is_better)
+        planted = self._tests.get((kind, experiment, metric, higher_is_better))
+        return _drawn(planted[0], cells, self._rng, planted[1]) if planted else cells
+
+
+def _drawn(test: Test, cells: list[Cell], rng: random.Random, plant: Plant) -> list[Cell]:
+    """The cells of a test with new numbers for each repetition: every side of a case about one
+    side's centre, with deviations drawn from the case's own, then `plant`ed."""
+    groups: dict[str, list[Cell]] = defaultdict(list)
+    for cell in cells:
+        groups[case_key(test, cell)].append(cell)
+    drawn = []
+    for group in groups.values():
+        first = {}
+        for cell in sorted(group, key=lambda c: order_key(_x(test, c))):
+            first.setdefault(cell.impl, _x(test, cell))
+        measured = [c for c in group if c.value is not None and len(c.numbers) >= 2 and min(c.numbers) > 0]
+        deviations = [d for c in measured for d in _deviations(c)]
+        donor = rng.choice(measured) if measured else None
+        for cell in group:
+            if donor is None or cell not in measured:
+                made = cell
+            else:
+                centre = statistics.fmean(math.log(x) for x in donor.numbers)
+                numbers = {
+                    k: math.exp(centre + rng.choice(deviations)) * plant(cell, first[cell.impl])
+                    for k in cell.by_repetition
+                }
+                value = value_of(
+                    list(numbers.values()), donor.value.bounded, test.higher_is_better, donor.value.resolution
+                )
+                value = dataclasses.replace(
+                    value,
+                    ceiling=donor.value.ceiling,
+                    ceiling_why=donor.value.ceiling_why,
+                    ceiling_rps=donor.value.ceiling_rps,
+                )
+                made = dataclasses.replace(
+                    cell,
+                    value=value,
+                    flags=donor.flags,
+                    lost_to_engine=donor.lost_to_engine,
+                    by_repetition=numbers,
+                )
+            drawn.append(made)
+    return drawn
+
+
+def _deviations(cell: Cell) -> list[float]:
+    """A cell's logarithms about their mean, widened to what one repetition scatters."""
+    logs = [math.log(x) for x in cell.numbers]
+    centre, n = statistics.fmean(logs), len(logs)
+    return [(x - centre) * math.sqrt(n / (n - 1)) for x in logs]
+
+
+def _x(test: Test, cell: Cell):
+    """The cell's place along the test's axis (its budget, for the axis `cpus`)."""
+    return cell.cpus if test.rule.axis == "cpus" else cell.point.get(test.rule.axis)
+
+
+def _at(value, cell: Cell):
+    return cell.cpus if value == "cpus" else value
+
+
+def planted(test: Test, effect: float) -> Plant | None:
+    """What a planted effect of `effect` makes of each cell of the test (1: none; for a band, its
+    nearest edge times `effect` outward), or None where the rule has no effect to plant."""
+    rule, better = test.rule, effect if test.higher_is_better else 1 / effect
+
+    def beyond(cell: Cell, start: Any, first: Any) -> bool:
+        """Whether the cell lies past its series' start (the rule's `from`, else its first point)."""
+        return _x(test, cell) != (first if start is None else _at(start, cell))
+
+    if isinstance(rule, rules.Order):
+        ranks = {impl: len(rule.order) - 1 - i for i, impl in enumerate(rule.order)}
+        return lambda c, _: better ** ranks.get(c.impl, 0)
+    if isinstance(rule, rules.Best):
+        return lambda c, _: better if c.impl == rule.best else 1.0
+    if isinstance(rule, rules.Worst):
+        return lambda c, _: 1 / better if c.impl == rule.worst else 1.0
+    if isinstance(rule, rules.Peaks):
+        return lambda c, _: better if c.impl in rule.peaks and _x(test, c) == _at(rule.at, c) else 1.0
+    if isinstance(rule, rules.Improves):
+        return lambda c, first: better if c.impl in rule.improves and beyond(c, rule.start, first) else 1.0
+    if isinstance(rule, rules.Worsens):
+        return lambda c, first: 1 / better if c.impl in rule.worsens and beyond(c, rule.start, first) else 1.0
+    if isinstance(rule, rules.Jumps):
+        return lambda c, _: effect if c.impl == rule.jumps and _x(test, c) == rule.end else 1.0
+    if isinstance(rule, rules.Ratio):
+        edge = rule.low if abs(math.log(rule.low)) < abs(math.log(rule.high)) else rule.high
+        outward = edge * (effect if edge == rule.high else 1 / effect)
+        return lambda c, _: outward if c.impl == rule.ratio else 1.0
+    if isinstance(rule, rules.Similar) and rule.within_ms is None:
+        edge = (1 + rule.within) * effect
+        return lambda c, _: edge if c.impl == rule.similar[-1] else 1.0
+    return None
+
+
+def truth(test: Test, effect: float) -> Verdict | None:
+    """The verdict a planted effect should get: agrees for an order that far ahead, disagrees for a
+    band that far past its edge; None where no verdict is right (below what the rule must see)."""
+    if isinstance(test.rule, BANDS):
+        return Verdict.DISAGREES
+    least = test.rule.by if isinstance(test.rule, rules.Worsens) else SMALLEST_CHANGE
+    return Verdict.AGREES if effect >= 1 + least else None
+
+
+def _truth(tests: list[Test], effect: float) -> Verdict | None:
+    """The verdict a finding should get under a planted effect: its tests' one truth, or none."""
+    truths = {truth(t, effect) for t in tests}
+    return truths.pop() if len(truths) == 1 else None
+
+
+def _calibrated(test: Test) -> bool:
+    """Whether a draw can plant an effect in the test's rule."""
+    return isinstance(test.rule, ORDERS + BANDS) and planted(test, 1.0) is not None
+
+
+def calibrate(index: Index, findings: list[Finding], draws: int = DRAWS, seed: int = 0) -> list[Calibrated]:
+    """Every finding whose deciding tests a draw can plant in, replayed `draws` times on A/A data
+    and under each planted effect (module docstring); the same `seed`, the same rates."""
+    made = []
+    for finding in findings:
+        tests = [t for t in finding.tests if not t.beside and not t.not_here]
+        if finding.untestable or finding.not_here or not tests or not all(_calibrated(t) for t in tests):
+            continue
+        only = dataclasses.replace(finding, tests=tests)
+        real = judge(index, only)
+        if real.verdict is Verdict.NOT_TESTED:
+            continue
+        rng = random.Random(f"{seed}:{finding.id}")
+        at_ceiling = any("set by the load" in s.because for t in real.tests for s in t.cases)
+
+        def run(effect: float, right: Verdict | None, rng=rng, only=only, tests=tests) -> tuple[Rate | None, list]:
+            if right is None and effect != 1.0:
+                return None, []
+            plants = {(t.kind, t.experiment, t.metric, t.higher_is_better): (t, planted(t, effect)) for t in tests}
+            hits, judged = 0, []
+            for _ in range(draws):
+                verdict = judge(Replayed(index, plants, rng), only)
+                judged.append(verdict.tally.judged)
+                hits += verdict.verdict in DECIDED if right is None else verdict.verdict is right
+            return Rate(hits, draws), judged
+
+        aa, judged = run(1.0, None)
+        power = {effect: run(effect, _truth(tests, effect))[0] for effect in EFFECTS}
+        repetitions = min(
+            (len(c.numbers) for t in real.tests for _, case in t.evidence for c in _sides(case) if c.numbers),
+            default=0,
+        )
+        rule = ", ".join(sorted({type(t.rule).__name__.lower() for t in tests}))
+        made.append(Calibrated(finding, rule, round(statistics.median(judged)), repetitions, at_ceiling, aa, power))
+    return made
+
+
+def _sides(case: rules.Case) -> list[Cell]:
+    return [*case.cells.values(), *(c for series in case.series.values() for c in series.values())]
+
+
+def table(calibrated: list[Calibrated], draws: int) -> Table:
+    """One row a finding: its rule, the cases a draw judged, the fewest repetitions of a side, and
+    the share of draws decided on A/A data and decided the right way under each planted effect."""
+    columns = [
+        Column("finding"),
+        Column("rule"),
+        Column("cases"),
+        Column("reps"),
+        Column("A/A decided (wrong)"),
+        *(Column(f"x{e:g} right") for e in EFFECTS),
+    ]
+    rows = []
+    for c in calibrated:
+        aa = Shown(c.aa.show(), tone="bad" if c.aa.share > 0.05 else "good") if c.aa else Shown("-")
+        power = [
+            Shown("-" if r is None else r.show(), tone="" if r is None else ("good" if r.share >= 0.8 else "muted"))
+            for r in c.power.values()
+        ]
+        shown_reps = f"{c.repetitions}" + (" (at ceiling)" if c.at_ceiling else "")
+        rows.append(Row([Shown(c.finding.id), Shown(c.rule), Shown(str(c.cases)), Shown(shown_reps), aa, *power]))
+    return Table(columns, rows, flags=False)
