@@ -93,57 +93,77 @@ class Replayed:
     """An index whose cells of each calibrated test are drawn anew (module docstring); the rest as
     stored. It answers the judge as `values.Index` does."""
 
-    def __init__(self, index: Index, tests: dict[tuple, tuple[Test, Plant]], rng: random.Random) -> None:
+    def __init__(self, index: Index, tests: dict[tuple, list[tuple[Test, Plant]]], rng: random.Random) -> None:
         self.kinds = index.kinds
         self._index, self._tests, self._rng = index, tests, rng
 
     def cells(self, kind: str, experiment: str, metric: str, higher_is_better: bool) -> list[Cell]:
         cells = self._index.cells(kind, experiment, metric, higher_is_better)
         planted = self._tests.get((kind, experiment, metric, higher_is_better))
-        return _drawn(planted[0], cells, self._rng, planted[1]) if planted else cells
+        return _drawn(planted, cells, higher_is_better, self._rng) if planted else cells
 
 
-def _drawn(test: Test, cells: list[Cell], rng: random.Random, plant: Plant) -> list[Cell]:
-    """The cells of a test with new numbers for each repetition: every side of a case about one
-    side's centre, with deviations drawn from the case's own, then `plant`ed."""
-    groups: dict[str, list[Cell]] = defaultdict(list)
-    for cell in cells:
-        groups[case_key(test, cell)].append(cell)
-    drawn = []
-    for group in groups.values():
-        first = {}
-        for cell in sorted(group, key=lambda c: order_key(_x(test, c))):
-            first.setdefault(cell.impl, _x(test, cell))
+def _drawn(planted: list[tuple[Test, Plant]], cells: list[Cell], higher: bool, rng: random.Random) -> list[Cell]:
+    """The cells with new numbers for each repetition: every side of a case about one side's
+    centre, with deviations drawn from the case's own, then multiplied by every test's plant. Tests
+    of one metric read one draw, its cases the widest any of them takes (an order at each point and
+    a growth along the points: one centre along them all)."""
+    drawn = {}
+    firsts = [_firsts(test, cells) for test, _ in planted]
+    for group in _merged(cells, [test for test, _ in planted]):
         measured = [c for c in group if c.value is not None and len(c.numbers) >= 2 and min(c.numbers) > 0]
         deviations = [d for c in measured for d in _deviations(c)]
         donor = rng.choice(measured) if measured else None
         for cell in group:
             if donor is None or cell not in measured:
-                made = cell
-            else:
-                centre = statistics.fmean(math.log(x) for x in donor.numbers)
-                numbers = {
-                    k: math.exp(centre + rng.choice(deviations)) * plant(cell, first[cell.impl])
-                    for k in cell.by_repetition
-                }
-                value = value_of(
-                    list(numbers.values()), donor.value.bounded, test.higher_is_better, donor.value.resolution
-                )
-                value = dataclasses.replace(
-                    value,
-                    ceiling=donor.value.ceiling,
-                    ceiling_why=donor.value.ceiling_why,
-                    ceiling_rps=donor.value.ceiling_rps,
-                )
-                made = dataclasses.replace(
-                    cell,
-                    value=value,
-                    flags=donor.flags,
-                    lost_to_engine=donor.lost_to_engine,
-                    by_repetition=numbers,
-                )
-            drawn.append(made)
-    return drawn
+                drawn[id(cell)] = cell
+                continue
+            centre = statistics.fmean(math.log(x) for x in donor.numbers)
+            factor = math.prod(
+                plant(cell, first[(case_key(test, cell), cell.impl)])
+                for (test, plant), first in zip(planted, firsts, strict=True)
+            )
+            numbers = {k: math.exp(centre + rng.choice(deviations)) * factor for k in cell.by_repetition}
+            value = value_of(list(numbers.values()), donor.value.bounded, higher, donor.value.resolution)
+            value = dataclasses.replace(
+                value,
+                ceiling=donor.value.ceiling,
+                ceiling_why=donor.value.ceiling_why,
+                ceiling_rps=donor.value.ceiling_rps,
+            )
+            drawn[id(cell)] = dataclasses.replace(
+                cell, value=value, flags=donor.flags, lost_to_engine=donor.lost_to_engine, by_repetition=numbers
+            )
+    return [drawn[id(cell)] for cell in cells]
+
+
+def _merged(cells: list[Cell], tests: list[Test]) -> list[list[Cell]]:
+    """The cells in groups that are a case of some test, cases of several tests that share a cell
+    made one group."""
+    parent = list(range(len(cells)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for test in tests:
+        seen: dict[str, int] = {}
+        for i, cell in enumerate(cells):
+            parent[root(i)] = root(seen.setdefault(case_key(test, cell), i))
+    groups: dict[int, list[Cell]] = defaultdict(list)
+    for i, cell in enumerate(cells):
+        groups[root(i)].append(cell)
+    return list(groups.values())
+
+
+def _firsts(test: Test, cells: list[Cell]) -> dict[tuple, Any]:
+    """The first point of each implementation's series along the test's axis, by case."""
+    firsts: dict[tuple, Any] = {}
+    for cell in sorted(cells, key=lambda c: order_key(_x(test, c))):
+        firsts.setdefault((case_key(test, cell), cell.impl), _x(test, cell))
+    return firsts
 
 
 def _deviations(cell: Cell) -> list[float]:
@@ -234,7 +254,9 @@ def calibrate(index: Index, findings: list[Finding], draws: int = DRAWS, seed: i
         def run(effect: float, right: Verdict | None, rng=rng, only=only, tests=tests) -> tuple[Rate | None, list]:
             if right is None and effect != 1.0:
                 return None, []
-            plants = {(t.kind, t.experiment, t.metric, t.higher_is_better): (t, planted(t, effect)) for t in tests}
+            plants: dict[tuple, list] = defaultdict(list)
+            for t in tests:
+                plants[(t.kind, t.experiment, t.metric, t.higher_is_better)].append((t, planted(t, effect)))
             hits, judged = 0, []
             for _ in range(draws):
                 verdict = judge(Replayed(index, plants, rng), only)
