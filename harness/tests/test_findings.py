@@ -370,6 +370,19 @@ def test_sides_measured_in_the_same_repetitions_are_compared_by_their_ratios(rul
     assert said.verdict is expected, said.because
 
 
+def test_a_band_along_an_axis_of_points_measured_on_one_start_is_told_by_repetition():
+    """H-4.2-a: Node's first answer at two rates on each start, each start slower or faster as a
+    whole: 0.21-0.27 s at either rate, within 4% of each other on every start."""
+    first = {20: measured([0.21, 0.27, 0.235], higher=False), 100: measured([0.22, 0.275, 0.24], higher=False)}
+    flat = rules.Flat(["node"], "rate", 0.25).judge(Case(False, series={"node": first}))
+    assert flat.verdict is A and "by repetition" in flat.because, flat.because
+    apart = {20: first[20], 100: measured([0.22, 0.275, 0.24], 7, higher=False)}  # another run: their own intervals
+    assert rules.Flat(["node"], "rate", 0.25).judge(Case(False, series={"node": apart})).verdict is N
+    steps = {1: measured([1.0, 1.3, 1.1]), 2: measured([1.9, 2.5, 2.1]), 3: measured([3.8, 4.9, 4.3])}
+    smooth = rules.Smooth(["x"], "n", 2.2).judge(Case(True, series={"x": steps}))
+    assert smooth.verdict is A and "steps x1.9" in smooth.because, smooth.because
+
+
 def test_a_trend_of_points_measured_on_one_start_is_told_by_repetition():
     """Java's mean over 50 sorts at rate 20, then 100 on each start (run 20261129-091730): each
     repetition slower at 100 by 18-36%, the two points' own intervals overlapping."""

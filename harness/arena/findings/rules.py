@@ -304,11 +304,9 @@ def _band(values: dict[str, Value], within: float, claim: str) -> Said:
     return Said(verdict, f"{shown}: {told}", evidence=(Evidence(verdict, p),))
 
 
-def _paired_band(case: Case, pairs: list[tuple[str, str]], within: float) -> Said:
+def _paired_band(shown: str, ratios: dict[str, stats.Ratio], within: float, claim: str) -> Said:
     """Sides whose every repetition measured each pair, as close as `within`: each pair's ratio by
     repetition inside the band of 1 give or take it for, one outside it all against."""
-    shown = ", ".join(f"{impl} {case.value(impl).show()}" for impl in dict.fromkeys(i for p in pairs for i in p))
-    ratios = {f"{b}/{a}": case.ratio(a, b) for a, b in pairs}
     shown += " (" + ", ".join(f"{name} x{r.value:.2f} [{r.low:.2f}, {r.high:.2f}]" for name, r in ratios.items())
     shown += " by repetition)"
     band = 1 / (1 + within), 1 + within
@@ -317,8 +315,8 @@ def _paired_band(case: Case, pairs: list[tuple[str, str]], within: float) -> Sai
     )
     verdict = combined([e.verdict for e in evidence])
     told = {
-        Verdict.AGREES: f"within {within:.0%}, similar",
-        Verdict.DISAGREES: f"more than {within:.0%} apart, against similar",
+        Verdict.AGREES: f"within {within:.0%}, {claim}",
+        Verdict.DISAGREES: f"more than {within:.0%} apart, against {claim}",
         Verdict.NO_DIFFERENCE: f"the intervals do not tell whether within {within:.0%}",
     }
     return Said(verdict, f"{shown}: {told[verdict]}", evidence=evidence)
@@ -348,7 +346,8 @@ class Similar:
         values = case.unceiled(self.similar)
         pairs = list(itertools.combinations(self.similar, 2))
         if self.within_ms is None and all(case.ratio(a, b) for a, b in pairs):
-            return _paired_band(case, pairs, self.within)
+            shown = ", ".join(f"{impl} {v.show()}" for impl, v in values.items())
+            return _paired_band(shown, {f"{b}/{a}": case.ratio(a, b) for a, b in pairs}, self.within, "similar")
         if self.within_ms is None:
             return _band(values, self.within, "similar")
         shown = ", ".join(f"{impl} {v.show()}" for impl, v in values.items())
@@ -689,12 +688,18 @@ class Flat:
         return self.flat
 
     def judge(self, case: Case) -> Said:
+        said = []
         for impl in self.flat:
             case.unheld(impl)
-        said = [
-            _band({f"{impl} {self.axis}={x}": v for x, v in case.along(impl)}, self.within, "flat")
-            for impl in self.flat
-        ]
+            points = case.along(impl)
+            cells = case.series[impl]
+            # Points measured in the same repetitions (one start each, in turn) are told by their
+            # ratios by repetition, as `similar`'s sides are (spec/findings.md, "Pairs").
+            ratios = {f"{y}/{x}": paired(cells[x], cells[y]) for (x, _), (y, _) in itertools.combinations(points, 2)}
+            if all(ratios.values()):
+                said.append(_paired_band(_series_shown(impl, self.axis, points), ratios, self.within, "flat"))
+            else:
+                said.append(_band({f"{impl} {self.axis}={x}": v for x, v in points}, self.within, "flat"))
         return _all(said, f"flat along {self.axis}")
 
 
@@ -721,16 +726,28 @@ class Smooth:
             points = case.along(impl)
             steps = list(itertools.pairwise(points))
             shown = _series_shown(impl, self.axis, points)
-            if all(b[1].high <= self.within * a[1].low for a, b in steps):
+            cells = case.series[impl]
+            by_repetition = [paired(cells[a[0]], cells[b[0]]) for a, b in steps]
+            if all(by_repetition):
+                # Each step's ratio by repetition, where one repetition measured both points.
+                ratios = by_repetition
+                shown += " (steps " + ", ".join(f"x{r.value:.2f} [{r.low:.2f}, {r.high:.2f}]" for r in ratios)
+                shown += " by repetition)"
+                dofs = [r.dof or 1 for r in ratios]
+            else:
+                ratios = [ratio(_summary(a[1]), _summary(b[1])) for a, b in steps]
+                dofs = [max(1, min(a[1].n, b[1].n) - 1) for a, b in steps]
+            if any(r is None or r.low is None for r in ratios):
+                raise Missing(f"{impl}: a step with no interval")
+            if all(r.high <= self.within for r in ratios):
                 verdict = Verdict.AGREES
-            elif any(b[1].low > self.within * a[1].high for a, b in steps):
+            elif any(r.low > self.within for r in ratios):
                 verdict = Verdict.DISAGREES
             else:
                 verdict = Verdict.NO_DIFFERENCE
             # Ranked by its largest step, against `within`.
-            step = max((ratio(_summary(a[1]), _summary(b[1])) for a, b in steps), key=lambda r: r.value if r else 0)
-            dof = max(1, min(v.n for _, v in points) - 1)
-            p = p_of(step.low, step.high, dof, self.within) if step and step.low is not None else 1.0
+            step, dof = max(zip(ratios, dofs, strict=True), key=lambda pair: pair[0].value)
+            p = p_of(step.low, step.high, dof, self.within)
             said.append(Said(verdict, shown, evidence=(Evidence(verdict, p),)))
         return _all(said, f"never more than {self.within:g} times from one {self.axis} to the next")
 
