@@ -715,12 +715,12 @@ def test_a_list_in_where_is_one_of_its_values_and_keeps_the_max_cell_out():
 
 def test_the_honours_findings_read_only_their_own_profiles_points_and_a_series_spans_each_rates_count():
     """The seed's database round trip is a key of the findings' points: the quick and paper points
-    of honours-basic, with none, are never theirs; a rate's own count of requests does not split
-    the series that H-4.1-c's drop is judged along."""
-    worsens, order = finding("H-4.1-c").tests
+    of honours-basic, with none, are never theirs; a rate's own count of requests, nor its being
+    measured cold, does not split the series that H-4.1-c's drop is judged along."""
+    (worsens,), (order,) = finding("H-4.1-c-drop").tests, finding("H-4.1-c").tests
     at_10, at_150 = (
         {"rate": 10, "iterations": 200, "db_delay_ms": 45},
-        {"rate": 150, "iterations": 1000, "db_delay_ms": 45},
+        {"rate": 150, "iterations": 1000, "db_delay_ms": 45, "warmup": "none"},  # measured from its first request
     )
     assert worsens.matches(at_10) and worsens.matches(at_150) and order.matches(at_150)
     assert not worsens.matches({"rate": 10, "iterations": 10}) and not order.matches({"rate": 50, "iterations": 1000})
@@ -759,11 +759,11 @@ def test_shared_cores_count_only_where_the_finding_allows_them_and_the_engine_co
 def test_the_findings_suite_measures_only_what_the_testable_findings_compare():
     made = findings_suite.plan(catalog.load(), machine=2)
     items = {(item.experiment, item.points): item for item in made.items}
-    password, cold = [item for item in made.items if item.experiment == "thesis-password"]
+    (password,) = [item for item in made.items if item.experiment == "thesis-password"]
     assert password.impls == ("elixir", "go", "node") and password.cpus == (1, 2)  # cpus 2 on shared cores
-    assert password.points == (1, 2) and "T-Fig2-a" in password.findings and "T-Fig4-a" not in password.findings
-    # bcrypt at cost 20, whose errors are counted: once, on one core, for the findings that count them
-    assert (cold.points, cold.cpus, cold.repeat, cold.findings) == ((3,), (1,), 1, ("T-Fig2-d", "T-6-a"))
+    assert password.points == () and "T-Fig2-a" in password.findings and "T-Fig4-a" not in password.findings
+    # bcrypt at cost 20, whose errors no server of today gives while its clients wait: not measured, and why
+    assert any(line.startswith("T-Fig2-d: the thesis counted the errors its clients saw") for line in made.lacking)
     million = items[("spawn", (6,))]
     assert million.impls == ("erlang", "go", "scala") and million.cpus == (2,)
     assert items[("blog-ab", ())].impls == ("node",)  # the seed published its values only
@@ -785,9 +785,9 @@ def test_the_findings_suite_measures_only_what_the_testable_findings_compare():
         (item,) = [i for i in planned if i.experiment == experiment and (not i.points or point in i.points)]
         return item.repeat
 
-    for repeat, expected in ((1, (10, 1, 6, 1)), (5, (10, 5, 6, 1))):
+    for repeat, expected in ((1, (10, 1, 6)), (5, (10, 5, 6))):
         planned = findings_suite.plan(catalog.load(), machine=2, repeat=repeat).items
-        asked = (("spawn", 2), ("spawn", 6), ("throughput", 1), ("thesis-password", 3))
+        asked = (("spawn", 2), ("spawn", 6), ("throughput", 1))
         assert tuple(repeats(planned, experiment, point) for experiment, point in asked) == expected
     lacking = " ".join(made.lacking)
     assert "T-Tab7-b: thesis-userinfo needs 65 cores, 2 here" in lacking and "V-Fig5-f" in lacking
