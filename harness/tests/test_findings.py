@@ -427,6 +427,20 @@ def test_a_finding_whose_cases_are_undecided_one_by_one_is_judged_on_them_pooled
     assert judge(Index(alone), worst).verdict is N and judge(Index(alone), worst).tests[0].pooled is None
 
 
+def test_a_failure_says_what_stopped_it():
+    """VJ-R4: whether a thread a process runs out of the machine's threads (kernel.pid_max) or of
+    the runtime's own limit reads differently: the evidence gives the program's own words."""
+    why = "exit 1: [0.2s][warning][os,thread] Failed to start thread - pthread_create failed (EAGAIN)"
+    stopped = Cell("java-platform", {}, 2, None, 3, 3, frozenset(), failures=(why,))
+    completed = Cell("erlang", {}, 2, Value(1.0, 0.9, 1.1, 3), 3, 0, frozenset())
+    said = rules.Fails(["java-platform"], ["erlang"]).judge(
+        Case(False, cells={"java-platform": stopped, "erlang": completed})
+    )
+    assert (
+        said.verdict is A and "java-platform failed 3 of 3 (exit 1: [0.2s][warning][os,thread] Failed" in said.because
+    )
+
+
 def test_a_tally_reads_as_for_against_and_undecided():
     assert Tally.of([A, A, D, N, Verdict.NOT_TESTED]).show() == "2 for, 1 against, 1 undecided"
     assert Tally.of([Verdict.NOT_TESTED]).show() == "-"

@@ -545,6 +545,9 @@ class Fails:
             failed_all = cell.failed == cell.repetitions
             failed_none = cell.failed == 0
             shown = f"{impl} failed {cell.failed} of {cell.repetitions}"
+            if cell.failures:
+                # What stopped it, in its own words: a limit of the machine's reads differently from the runtime's.
+                shown += f" ({'; '.join(_clipped(reason) for reason in cell.failures)})"
             if (expected_to_fail and failed_all) or (not expected_to_fail and failed_none):
                 said.append(Said(Verdict.AGREES, shown))
             elif (expected_to_fail and failed_none) or (not expected_to_fail and failed_all):
@@ -552,6 +555,12 @@ class Fails:
             else:
                 said.append(Said(Verdict.NO_DIFFERENCE, shown))
         return _all(said, f"{', '.join(self.fails)} fail; {', '.join(self.completes)} complete")
+
+
+def _clipped(reason: str, most: int = 160) -> str:
+    """A failure's reason on one line, at most `most` characters."""
+    line = " ".join(reason.split())
+    return line if len(line) <= most else line[: most - 1] + "…"
 
 
 def _at(axis_value: Any, case: Case) -> Any:

@@ -189,6 +189,7 @@ class Cell:
     lost_to_engine: float | None = None  # the most of its cores' time a repetition may have lost to the engine (REST)
     # The metric of each repetition that counts, as measured, by its run and repetition.
     by_repetition: dict[tuple, float] = field(default_factory=dict)
+    failures: tuple[str, ...] = ()  # why its repetitions failed, each reason once
 
     @property
     def numbers(self) -> tuple[float, ...]:
@@ -282,6 +283,7 @@ class Index:
                 )
             failed = sum(1 for m in group if not m.measured)
             lost = max((share for v in exported if (share := lost_to_engine(v, cpus)) is not None), default=None)
-            cell = Cell(impl, json.loads(point), cpus, value, len(group), failed, flags, lost, by_repetition)
+            failures = tuple(dict.fromkeys(m.reason for m in group if not m.measured and m.reason))
+            cell = Cell(impl, json.loads(point), cpus, value, len(group), failed, flags, lost, by_repetition, failures)
             found.append(cell)
         return found
