@@ -12,9 +12,9 @@ from pathlib import Path
 from arena.console import Console
 from arena.errors import ArenaError, UsageError
 from arena.findings import catalog as findings_catalog
+from arena.findings import runs as findings_runs
 from arena.findings.judge import judge_all
 from arena.findings.section import section as findings_section
-from arena.findings.values import Index
 from arena.gates import assertion, junit
 from arena.gates.assertion import Assertion
 from arena.kind import Batch, Cut, Kind, Plan
@@ -137,7 +137,7 @@ def build_report(kind: Kind, store: Store, current: Run) -> Report:
     # every kind's newest run at once).
     tested = [f for f in findings_catalog.load() if any(t.kind == current.kind for t in f.tests)]
     if tested:
-        made.sections.insert(0, findings_section(judge_all(Index(measurements), tested), [current]))
+        made.sections.insert(0, findings_section(judge_all(findings_runs.index(store, [current]), tested), [current]))
     made.appendix += provenance.sections(current, measurements)
     return made
 

@@ -22,11 +22,12 @@ from arena.console import Console
 from arena.errors import UsageError
 from arena.findings import catalog, pooled, rules
 from arena.findings import judge as judge_module
+from arena.findings import runs as runs_module
 from arena.findings.judge import judge, judge_all
 from arena.findings.rules import Case, Missing
 from arena.findings.section import section
 from arena.findings.values import Cell, Index, Value, lost_to_engine, paired, separated, value_of
-from arena.findings.verdict import Tally, Verdict, combined
+from arena.findings.verdict import Evidence, Said, Tally, Verdict, combined, corrected
 from arena.measured import store as store_module
 from arena.measured.measurement import Measurement, Outcome
 from arena.measured.stats import Ratio, log_interval, summarize, t95
@@ -878,6 +879,45 @@ def test_measuring_the_suite_stops_at_a_run_that_fails_and_resume_skips_what_is_
     ran.clear()
     assert findings_suite.measure(made, True, lambda argv: ran.append(argv) or 0, Console()) == 0
     assert ran[0][-2:] == ["--resume", f"r-{second.experiment}"] and len(ran) == len(made.items) - 1
+
+
+def test_a_run_whose_verdict_is_left_open_takes_twice_its_repetitions_and_its_verdicts_spend_over_both_readings(
+    tmp_path, monkeypatch
+):
+    """spec/findings.md, "Many cases": after the suite's pass, V-Fig4b undecided (Scala 5% slower at
+    four counts, each count's repetitions 8% apart), its run doubles its repetitions, once."""
+    monkeypatch.setattr(store_module, "RESULTS", tmp_path)
+    item = findings_suite.Item("micro", "spawn", ("erlang", "go", "scala"), (2,), 3, ("V-Fig4b",), (1, 2, 3, 4, 5))
+    store = Store()
+    plan = {"kind": "micro", "bench": ["spawn"], "point": [1, 2, 3, 4, 5], "repeat": 3}
+    run = store.start_run("open", "findings", plan, {"cores": 2}, "abc", False)
+    slower = {"erlang": 10.0, "go": 10.0, "scala": 10.5}
+    for m in (m for procs in (1000, 10000, 20000, 25000) for m in spawns(slower, procs, "cold", 2, step=0.08)):
+        store.add(run.id, m)
+    store.finish_run(run.id)
+    store.close()
+    ran: list[list[str]] = []
+    made = findings_suite.Plan([item], [])
+    assert findings_suite.measure(made, True, lambda argv: ran.append(argv) or 0, Console()) == 0
+    assert ran == [[*item.argv(), "--resume", "open"]]
+    store = Store()
+    extended = store.named("open")
+    assert extended.plan["repeat"] == 6 and extended.plan["looked"] == [3] and extended.finished is None
+    assert runs_module.index(store, [extended]).cells("micro", "spawn", "us_per_spawn", False)[0].looks == 2
+    store.close()
+
+
+def test_a_verdict_read_twice_spends_its_error_over_both_readings():
+    """Bonferroni over the readings: a case for the claim at p = 0.03 is for it read once, not read twice."""
+    said = Said(A, "x", evidence=(Evidence(A, 0.03),))
+    assert corrected([said])[0][0].verdict is A
+    (twice,), _ = corrected([dataclasses.replace(said, looks=2)])
+    assert twice.verdict is N and "not at 97.5%" in twice.because
+    against = Said(D, "y", evidence=(Evidence(D, 0.03),))
+    assert (
+        corrected([against])[0][0].verdict is D
+        and corrected([dataclasses.replace(against, looks=2)])[0][0].verdict is N
+    )
 
 
 def test_the_plan_times_a_run_as_it_took_here_else_as_on_the_reference_machine_else_by_estimate(

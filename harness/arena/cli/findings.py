@@ -16,7 +16,6 @@ from arena.findings import catalog as findings_catalog
 from arena.findings.catalog import STUDIES
 from arena.findings.section import changes as findings_changes
 from arena.findings.section import section
-from arena.findings.values import Index
 from arena.findings.verdict import ALPHA, Verdict
 from arena.kind import repetitions
 from arena.measured.store import Store
@@ -66,7 +65,7 @@ def _calibrate(args: argparse.Namespace, console: Console) -> int:
     store = Store()
     try:
         read = [store.named(name) for name in args.run] if args.run else runs.newest_of_each_kind(store)
-        index = Index(runs.measurements(store, read))
+        index = runs.index(store, read)
     finally:
         store.close()
     if not index.kinds:

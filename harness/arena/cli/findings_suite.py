@@ -17,8 +17,9 @@ from pathlib import Path
 
 from arena.console import Console
 from arena.errors import UsageError
-from arena.findings import catalog
+from arena.findings import catalog, runs
 from arena.findings.catalog import OPTION, PLANNED, Finding, Test
+from arena.findings.verdict import Verdict
 from arena.host import cores
 from arena.impls import catalog as impls
 from arena.kind import COMMANDS, FINDINGS, MICRO, REST
@@ -32,6 +33,12 @@ from arena.rest import scenarios
 SUITED = (REST, MICRO)  # the kinds whose profiles have the findings' points
 # How long each run of the suite took on the reference machine, for a machine that has not run it.
 REFERENCE = SPEC / "findings-times.toml"
+# What the suite may measure in all, the builds and checks before its runs aside (its reference
+# times keep under it): more repetitions where a verdict is still open spend what the first pass left.
+MEASURING_S = 110 * 60
+# A run whose verdict is still open takes twice its repetitions, once, and at most this many: each
+# reading of its numbers spends a share of the verdict's error (spec/findings.md, "Many cases").
+MOST_REPEAT = 12
 ON_REFERENCE = "as on the reference machine"
 ESTIMATED = "estimated"
 
@@ -199,7 +206,12 @@ def expected_s(item: Item) -> tuple[float, str]:
     not how long a queue drains or a thousand threads take to start."""
     asked = {"impl": list(item.impls), "cpus": list(item.cpus), "repeat": item.repeat}
     for run in _runs_of(item):
-        if run.finished is not None and all(run.plan.get(key) == value for key, value in asked.items()):
+        extended = run.plan.get("looked")  # its time holds the runs measured before its extension
+        if (
+            run.finished is not None
+            and not extended
+            and all(run.plan.get(key) == value for key, value in asked.items())
+        ):
             return run.finished - run.started, f"as run {run.name} took here"
     minutes = reference_minutes().get(" ".join(item.argv()))
     if minutes is not None:
@@ -246,6 +258,11 @@ def show(made: Plan, console: Console) -> None:
         "checks before each run take minutes more), "
         f"{sources.count(ESTIMATED)} estimated (builds and checks aside)"
     )
+    console.line(
+        f"then, where a deciding test is still undecided, its run takes twice its repetitions (at most "
+        f"{MOST_REPEAT}), once, cheapest first, within what is left of {MEASURING_S // 60} min of measuring: "
+        f"about {max(0.0, MEASURING_S - total) / 60:.0f} min here"
+    )
     if made.lacking:
         console.line("\nnot measured by this suite on this machine:")
         for line in made.lacking:
@@ -269,6 +286,59 @@ def measure(made: Plan, resume: bool, run: Callable[[list[str]], int], console: 
                 argv += ["--resume", newest.name]
         console.line(f"\n[{i}/{len(made.items)}] ./arena {' '.join(argv)}  (for {', '.join(item.findings)})")
         console.line(f"        about {sum(left[i - 1 :]) / 60:.0f} min of the suite's measuring left")
+        status = run(argv)
+        if status != 0:
+            console.line(f"\nstopped at {item.experiment}: `./arena findings --measure --resume` continues")
+            return status
+    return _extend(made, run, console)
+
+
+def _extend(made: Plan, run: Callable[[list[str]], int], console: Console) -> int:
+    """More repetitions where a verdict is still open: each run that measured a deciding test left
+    "no difference measured" takes twice its repetitions (at most MOST_REPEAT), once, cheapest
+    first, within what the first pass left of MEASURING_S; its numbers are then read twice, and
+    its verdicts spend their error over both readings (verdict.corrected)."""
+    store = Store()
+    try:
+        judgements, _ = runs.ledger(store, [])
+        newest = [(item, _newest(item)) for item in made.items]
+        spent = sum(r.finished - r.started for _, r in newest if r is not None and r.finished is not None)
+        open_tests = {
+            (j.finding.id, t.test.kind, t.test.experiment)
+            for j in judgements
+            if j.verdict is Verdict.NO_DIFFERENCE
+            for t in j.tests
+            if not t.test.beside and t.verdict is Verdict.NO_DIFFERENCE
+        }
+        chosen = []
+        for item, measured in newest:
+            serves = [f for f in item.findings if (f, item.kind, item.experiment) in open_tests]
+            repeat = measured.plan.get("repeat", item.repeat) if measured else 0
+            if not serves or measured is None or measured.finished is None or measured.plan.get("looked"):
+                continue
+            if repeat >= MOST_REPEAT:
+                continue
+            more = min(2 * repeat, MOST_REPEAT)
+            cost = (measured.finished - measured.started) * (more - repeat) / repeat
+            chosen.append((cost, item, measured, more, serves))
+        chosen.sort(key=lambda c: c[0])
+        left, extended = MEASURING_S - spent, []
+        for cost, item, measured, more, serves in chosen:
+            if cost <= left:
+                left -= cost
+                extended.append((item, store.extend_run(measured.id, more), more, serves))
+    finally:
+        store.close()
+    if not extended:
+        return 0
+    console.line(
+        f"\nmore repetitions where a verdict is still open ({len(extended)} run(s), within {MEASURING_S // 60} min):"
+    )
+    for i, (item, measured, more, serves) in enumerate(extended, 1):
+        argv = [*item.argv(), "--resume", measured.name]
+        console.line(
+            f"\n[+{i}/{len(extended)}] ./arena {' '.join(argv)}  ({more} repetitions, for {', '.join(serves)})"
+        )
         status = run(argv)
         if status != 0:
             console.line(f"\nstopped at {item.experiment}: `./arena findings --measure --resume` continues")

@@ -14,9 +14,9 @@ from arena.dashboard import app as dashboard
 from arena.dashboard.servers import Servers
 from arena.errors import ArenaError
 from arena.findings import catalog as findings_catalog
+from arena.findings import runs as findings_runs
 from arena.findings.judge import judge_all
 from arena.findings.section import exported
-from arena.findings.values import Index
 from arena.impls import catalog
 from arena.kind import main_metrics as kind_main_metrics
 from arena.kind import noisy as kind_noisy
@@ -36,9 +36,9 @@ def cmd_export(args: argparse.Namespace, console: Console) -> int:
         run = store.named(args.run)
         measurements = store.measurements(run.id)
         notes = store.notes(run.id)
+        verdicts = exported(judge_all(findings_runs.index(store, [run]), findings_catalog.load()))
     finally:
         store.close()
-    verdicts = exported(judge_all(Index(measurements), findings_catalog.load()))
     text = (
         export.as_json(export.document(run, measurements, main, noisy, verdicts, notes))
         if args.format == "json"

@@ -33,7 +33,7 @@ from typing import Any
 
 from arena.findings import rules
 from arena.findings.catalog import Finding, Test
-from arena.findings.judge import case_key, judge
+from arena.findings.judge import case_key, judge, sides
 from arena.findings.rules import order_key
 from arena.findings.values import Cell, Index, value_of
 from arena.findings.verdict import Verdict
@@ -267,16 +267,12 @@ def calibrate(index: Index, findings: list[Finding], draws: int = DRAWS, seed: i
         aa, judged = run(1.0, None)
         power = {effect: run(effect, _truth(tests, effect))[0] for effect in EFFECTS}
         repetitions = min(
-            (len(c.numbers) for t in real.tests for _, case in t.evidence for c in _sides(case) if c.numbers),
+            (len(c.numbers) for t in real.tests for _, case in t.evidence for c in sides(case) if c.numbers),
             default=0,
         )
         rule = ", ".join(sorted({type(t.rule).__name__.lower() for t in tests}))
         made.append(Calibrated(finding, rule, round(statistics.median(judged)), repetitions, at_ceiling, aa, power))
     return made
-
-
-def _sides(case: rules.Case) -> list[Cell]:
-    return [*case.cells.values(), *(c for series in case.series.values() for c in series.values())]
 
 
 def table(calibrated: list[Calibrated], draws: int) -> Table:

@@ -170,7 +170,7 @@ def _pooled(test: Test, evidence: list[tuple[str, Case]], cases: list[Said]) -> 
     judged = [case for (_, case), said in zip(evidence, cases, strict=True) if said.verdict is not Verdict.NOT_TESTED]
     if not isinstance(test.rule, Pooling) or len(judged) < max(2, test.least_cases):
         return None
-    return test.rule.pool(judged)
+    return test.rule.pool(judged, max(s.looks for s in cases))
 
 
 def _own(cell: Cell, test: Test) -> bool:
@@ -186,6 +186,11 @@ def _judged(label: str, test: Test, case: Case) -> Said:
         said = test.rule.judge(case)
     except Missing as missing:
         return Said(Verdict.NOT_TESTED, f"{label}: {missing}")
+    looks = max((c.looks for c in sides(case)), default=1)
+    counted = [len(c.numbers) for c in sides(case) if c.numbers]
+    # How many repetitions the case rests on (its fewest side's), and how often they were read.
+    if counted:
+        label += f" n={min(counted)}" + (f", read {looks} times" if looks > 1 else "")
     because = f"{label}: {said.because}"
     verdict = said.verdict
     if verdict is Verdict.DISAGREES and _shared(case):
@@ -196,13 +201,17 @@ def _judged(label: str, test: Test, case: Case) -> Said:
             "; on cores shared with the load engine, which decide nothing against a claim made on cores of their own"
         )
     effect = f"{said.effect} ({label})" if said.effect else ""
-    return Said(verdict, because, effect, said.margin, said.evidence)
+    return Said(verdict, because, effect, said.margin, said.evidence, looks)
 
 
 def _shared(case: Case) -> bool:
     """Whether any side of the case shared its cores with the load engine (Flag.SHARED_CORES)."""
-    cells = [*case.cells.values(), *(c for series in case.series.values() for c in series.values())]
-    return any(Flag.SHARED_CORES in c.flags for c in cells)
+    return any(Flag.SHARED_CORES in c.flags for c in sides(case))
+
+
+def sides(case: Case) -> list[Cell]:
+    """Every cell a case compares: its implementations', or each one's along the axis."""
+    return [*case.cells.values(), *(c for series in case.series.values() for c in series.values())]
 
 
 def case_key(test: Test, cell: Cell) -> str:

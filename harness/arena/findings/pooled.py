@@ -89,9 +89,11 @@ class Pooled:
         return f"{name} x{self.value:.2f} [{self.low:.2f}, {self.high:.2f}] over {self.cases} cases"
 
 
-def pool(estimates: list[Estimate]) -> Pooled | None:
-    """The cases' ratios pooled; None unless two or more have an interval above zero and of some
+def pool(estimates: list[Estimate], looks: int = 1) -> Pooled | None:
+    """The cases' ratios pooled, at `LEVEL`, or its share of it for each time their numbers were
+    read for a verdict (`looks`); None unless two or more have an interval above zero and of some
     width (an interval of no width measured no spread, and decides nothing)."""
+    level = 1 - (1 - LEVEL) / looks
     usable = [e for e in estimates if e.ratio is not None and e.n >= 2]
     usable = [e for e in usable if e.ratio.low and e.ratio.low > 0 and math.isfinite(e.ratio.high or math.inf)]
     logs = [math.log(e.ratio.value) for e in usable]
@@ -101,10 +103,10 @@ def pool(estimates: list[Estimate]) -> Pooled | None:
     if len(usable) < 2 or min(errors) <= 0:
         return None
     mean = statistics.fmean(logs)
-    between = t_quantile(len(logs) - 1, LEVEL) * statistics.stdev(logs) / math.sqrt(len(logs))
+    between = t_quantile(len(logs) - 1, level) * statistics.stdev(logs) / math.sqrt(len(logs))
     # Never narrower than the cases' own errors make their mean: cases that happen to agree closely
     # have measured no less scatter for it.
-    within = t_quantile(sum(e.dof for e in usable), LEVEL) * math.sqrt(sum(e**2 for e in errors)) / len(logs)
+    within = t_quantile(sum(e.dof for e in usable), level) * math.sqrt(sum(e**2 for e in errors)) / len(logs)
     half = max(between, within)
     # Whether the cases measure one ratio (a band needs it): Cochran's Q about the fixed-effect
     # mean, judged by Welch's F.

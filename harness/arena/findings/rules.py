@@ -154,7 +154,7 @@ class Rule(Protocol):
 class Pooling(Protocol):
     """A rule whose cases, undecided one by one, can be pooled into one ratio (findings/pooled.py)."""
 
-    def pool(self, cases: list[Case]) -> Said | None: ...
+    def pool(self, cases: list[Case], looks: int = 1) -> Said | None: ...
 
 
 def _pairs(case: Case, pairs: list[tuple[str, str]], claim: str) -> Said:
@@ -213,9 +213,9 @@ def _ratio_estimate(case: Case, a: str, b: str) -> pooled.Estimate:
     return pooled.Estimate(_ratio_of(case, a, b), min(case.value(a).n, case.value(b).n))
 
 
-def _pooled_pairs(cases: list[Case], pairs: list[tuple[str, str]], claim: str) -> Said | None:
+def _pooled_pairs(cases: list[Case], pairs: list[tuple[str, str]], claim: str, looks: int) -> Said | None:
     """Each pair's leads over the cases pooled, judged as a pair of one case is."""
-    named = [(f"{a}/{b}", pooled.pool([_lead_estimate(case, a, b) for case in cases])) for a, b in pairs]
+    named = [(f"{a}/{b}", pooled.pool([_lead_estimate(case, a, b) for case in cases], looks)) for a, b in pairs]
     return pooled.said(named, pooled.lead, claim)
 
 
@@ -236,8 +236,8 @@ class Order:
     def judge(self, case: Case) -> Said:
         return _pairs(case, list(itertools.pairwise(self.order)), " > ".join(self.order))
 
-    def pool(self, cases: list[Case]) -> Said | None:
-        return _pooled_pairs(cases, list(itertools.pairwise(self.order)), " > ".join(self.order))
+    def pool(self, cases: list[Case], looks: int = 1) -> Said | None:
+        return _pooled_pairs(cases, list(itertools.pairwise(self.order)), " > ".join(self.order), looks)
 
 
 @dataclass(frozen=True)
@@ -258,8 +258,8 @@ class Best:
     def judge(self, case: Case) -> Said:
         return _pairs(case, [(self.best, other) for other in self.among], f"{self.best} best")
 
-    def pool(self, cases: list[Case]) -> Said | None:
-        return _pooled_pairs(cases, [(self.best, other) for other in self.among], f"{self.best} best")
+    def pool(self, cases: list[Case], looks: int = 1) -> Said | None:
+        return _pooled_pairs(cases, [(self.best, other) for other in self.among], f"{self.best} best", looks)
 
 
 @dataclass(frozen=True)
@@ -280,8 +280,8 @@ class Worst:
     def judge(self, case: Case) -> Said:
         return _pairs(case, [(other, self.worst) for other in self.among], f"{self.worst} worst")
 
-    def pool(self, cases: list[Case]) -> Said | None:
-        return _pooled_pairs(cases, [(other, self.worst) for other in self.among], f"{self.worst} worst")
+    def pool(self, cases: list[Case], looks: int = 1) -> Said | None:
+        return _pooled_pairs(cases, [(other, self.worst) for other in self.among], f"{self.worst} worst", looks)
 
 
 def _band(values: dict[str, Value], within: float, claim: str) -> Said:
@@ -367,12 +367,12 @@ class Similar:
         p = p_band(gap - half, gap + half, dof, -self.within_ms, self.within_ms) if math.isfinite(half) else 1.0
         return Said(verdict, f"{shown}: {told}", evidence=(Evidence(verdict, p),))
 
-    def pool(self, cases: list[Case]) -> Said | None:
+    def pool(self, cases: list[Case], looks: int = 1) -> Said | None:
         """Each pair's ratios pooled, within the band on either side; milliseconds do not pool."""
         if self.within_ms is not None:
             return None
         named = [
-            (f"{b}/{a}", pooled.pool([_ratio_estimate(case, a, b) for case in cases]))
+            (f"{b}/{a}", pooled.pool([_ratio_estimate(case, a, b) for case in cases], looks))
             for a, b in itertools.combinations(self.similar, 2)
         ]
         return pooled.said(named, pooled.band(1 / (1 + self.within), 1 + self.within), f"within {self.within:.0%}")
@@ -410,9 +410,9 @@ class Ratio:
             said.append(Said(verdict, shown, effect, r.value, evidence))
         return _all(said, f"{self.low:g}-{self.high:g} times")
 
-    def pool(self, cases: list[Case]) -> Said | None:
+    def pool(self, cases: list[Case], looks: int = 1) -> Said | None:
         named = [
-            (f"{self.ratio}/{other}", pooled.pool([_ratio_estimate(case, other, self.ratio) for case in cases]))
+            (f"{self.ratio}/{other}", pooled.pool([_ratio_estimate(case, other, self.ratio) for case in cases], looks))
             for other in self.over
         ]
         return pooled.said(named, pooled.band(self.low, self.high), f"{self.low:g}-{self.high:g} times")

@@ -110,7 +110,13 @@ def measurements(store: Store, runs: list[Run]) -> list[Measurement]:
 
 
 def judged(store: Store, runs: list[Run]) -> list[Judgement]:
-    return judge_all(Index(measurements(store, runs)), catalog.load())
+    return judge_all(index(store, runs), catalog.load())
+
+
+def index(store: Store, runs: list[Run]) -> Index:
+    """The runs' measurements as the judge reads them, each with how many times its run's numbers
+    were read for a verdict: once, and once more each time the findings suite extended it."""
+    return Index(measurements(store, runs), {r.id: 1 + len(r.plan.get("looked", [])) for r in runs})
 
 
 def ledger(store: Store, names: list[str]) -> tuple[list[Judgement], list[Run]]:

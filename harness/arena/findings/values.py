@@ -190,6 +190,7 @@ class Cell:
     # The metric of each repetition that counts, as measured, by its run and repetition.
     by_repetition: dict[tuple, float] = field(default_factory=dict)
     failures: tuple[str, ...] = ()  # why its repetitions failed, each reason once
+    looks: int = 1  # how many times its run's numbers were read for a verdict (Store.extend_run)
 
     @property
     def numbers(self) -> tuple[float, ...]:
@@ -257,7 +258,8 @@ class Index:
     """Every stored measurement of the runs read, by kind and experiment, then by implementation,
     point and budget."""
 
-    def __init__(self, measurements: list[Measurement]) -> None:
+    def __init__(self, measurements: list[Measurement], looks: dict[int, int] | None = None) -> None:
+        self.looks = looks or {}  # by run id: how many times its numbers were read (1 unless extended)
         self.groups: dict[tuple, dict[tuple, list[Measurement]]] = defaultdict(lambda: defaultdict(list))
         self.kinds: set[str] = set()
         for m in measurements:
@@ -284,6 +286,9 @@ class Index:
             failed = sum(1 for m in group if not m.measured)
             lost = max((share for v in exported if (share := lost_to_engine(v, cpus)) is not None), default=None)
             failures = tuple(dict.fromkeys(m.reason for m in group if not m.measured and m.reason))
-            cell = Cell(impl, json.loads(point), cpus, value, len(group), failed, flags, lost, by_repetition, failures)
+            looks = max((self.looks.get(m.run, 1) for m in group if m.run is not None), default=1)
+            cell = Cell(
+                impl, json.loads(point), cpus, value, len(group), failed, flags, lost, by_repetition, failures, looks
+            )
             found.append(cell)
         return found

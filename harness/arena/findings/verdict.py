@@ -43,6 +43,7 @@ class Said:
     effect: str = ""
     margin: float | None = None
     evidence: tuple[Evidence, ...] = ()  # each comparison it made; none for a count of events
+    looks: int = 1  # how many times its numbers were read for a verdict: each reading spends 1/looks
 
 
 @dataclass(frozen=True)
@@ -130,15 +131,23 @@ def corrected(cases: list[Said]) -> tuple[list[Said], int]:
     """The cases with each one against the claim kept against only where Holm's correction over
     every comparison they made (`Evidence`) rejects one of its comparisons against it; else
     undecided, saying why. The number of comparisons corrected over, too. A case against with no
-    comparisons (a count of events, which no chance makes) stays against."""
+    comparisons (a count of events, which no chance makes) stays against.
+
+    A case whose numbers were read for a verdict more than once (more repetitions measured where
+    the first reading left it open) spends the error over its readings: each p times the readings
+    (Bonferroni's bound over them), for and against."""
     family = [(i, e) for i, said in enumerate(cases) for e in said.evidence if said.verdict is not Verdict.NOT_TESTED]
-    rejected = holm([e.p for _, e in family])
+    ps = [min(1.0, e.p * cases[i].looks) for i, e in family]
+    rejected = holm(ps)
     kept = {i for (i, e), r in zip(family, rejected, strict=True) if r and e.verdict is Verdict.DISAGREES}
     out = []
     for i, said in enumerate(cases):
         if said.verdict is Verdict.DISAGREES and said.evidence and i not in kept:
-            least = min(e.p for e in said.evidence if e.verdict is Verdict.DISAGREES)
+            least = min(e.p for e in said.evidence if e.verdict is Verdict.DISAGREES) * said.looks
             why = f"; against on its own (p = {least:.2g}), not after Holm's correction over {len(family)} comparisons"
+            said = dataclasses.replace(said, verdict=Verdict.NO_DIFFERENCE, because=said.because + why)
+        elif said.verdict is Verdict.AGREES and said.looks > 1 and any(e.p * said.looks > ALPHA for e in said.evidence):
+            why = f"; for at 95%, not at {1 - ALPHA / said.looks:.1%}, its numbers read {said.looks} times"
             said = dataclasses.replace(said, verdict=Verdict.NO_DIFFERENCE, because=said.because + why)
         out.append(said)
     return out, len(family)

@@ -262,6 +262,16 @@ class Store:
             self.db.execute("UPDATE runs SET finished = ? WHERE id = ?", (time.time(), run_id))
         return self._run("id = ?", run_id)
 
+    def extend_run(self, run_id: int, repeat: int) -> Run:
+        """Raises a finished run's repetitions to `repeat` and opens it again, so that a resume
+        measures the rest: its plan keeps the repetitions at which its numbers were read before
+        (`looked`), whose verdicts spend their error over each such reading (spec/findings.md)."""
+        run = self._run("id = ?", run_id)
+        plan = {**run.plan, "repeat": repeat, "looked": [*run.plan.get("looked", []), run.plan.get("repeat", 3)]}
+        with self._writing("the run's new repetitions"):
+            self.db.execute("UPDATE runs SET plan = ?, finished = NULL WHERE id = ?", (json.dumps(plan), run_id))
+        return self._run("id = ?", run_id)
+
     def interrupt_run(self, run_id: int) -> None:
         """Records that a stop signal ended the run before its end (a resume may finish it later)."""
         with self._writing("the interruption"):
