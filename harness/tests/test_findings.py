@@ -557,12 +557,12 @@ def test_a_test_along_cores_measured_on_the_budgets_this_machine_allows_says_how
 
 def test_a_test_of_another_suites_points_on_more_cores_than_here_says_how_many(monkeypatch):
     monkeypatch.setattr(judge_module.cores, "machine_cores", lambda: [0, 1])
-    payload = HttpResult({"mean_ms": 900.0}, {}, [], 1.0, 2048, 0.1)
-    findings_point = json.dumps({"iterations": 50, "rate": 20})
-    measured = Measurement("http", "node", "honours-long", findings_point, 1, 0, Outcome.MEASURED, payload=payload)
-    said = judge(Index([measured]), finding("H-Fig4.5"))
+    payload = HttpResult({"p99_ms": 900.0}, {}, [], 1.0, 2048, 0.1)
+    findings_point = json.dumps({"users": 2000})
+    measured = Measurement("http", "node", "thesis-userinfo", findings_point, 1, 0, Outcome.MEASURED, payload=payload)
+    said = judge(Index([measured]), finding("T-Tab7-b"))  # 8,000 users on 64 cores: the paper suite's
     assert said.verdict is Verdict.NOT_TESTED
-    assert said.because().endswith("--suite paper --cpus 4` on a machine of 5 cores or more, 2 here"), said.because()
+    assert said.because().endswith("--suite paper --cpus 64` on a machine of 65 cores or more, 2 here"), said.because()
 
 
 def spawns(
@@ -808,7 +808,7 @@ def test_the_findings_suite_measures_only_what_the_testable_findings_compare():
     assert "T-Tab7-b: thesis-userinfo needs 65 cores, 2 here" in lacking and "V-Fig5-f" in lacking
     # A test of another suite's points is named with the cores it lacks, or the suite it needs:
     # never dropped from both the plan and this list.
-    assert "H-4.2-b: honours-long needs 5 cores, 2 here" in lacking
+    assert "V-Fig5-c-large: throughput needs 32 cores, 2 here" in lacking
     assert "V-Fig4a-b" in million.findings  # bytes per process at 3,000,000, not a search
     (bytes_,) = finding("V-Fig4a-b").tests
     searched = dataclasses.replace(bytes_, metric="max_procs", higher_is_better=True, where={"procs": "max"})
