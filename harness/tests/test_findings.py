@@ -183,6 +183,24 @@ def test_sides_that_all_reached_their_ceiling_are_not_compared(rule):
         rule.judge(case({"a": (11, 0.5, 3, 0, 0.99, (), 11.1), "b": (10, 0.5, 3, 0, 0.97, (), 11.0)}))
 
 
+def test_a_value_at_its_ceiling_is_held_to_nothing_under_any_rule():
+    """B-ab1: 490 requests a second of the 500 that a 200 ms delay and 100 connections allow agrees
+    with the seed's 468.85 whatever the server: set by the load, and said so with the share."""
+    at = case({"node": (490, 1, 6, 0, 0.98, (), 500.0)}, seed={"node": 468.85})
+    with pytest.raises(
+        Missing, match=r"at 95% or more of its ceiling of 500/s \(node 98%; 2 users' think\): set by the load"
+    ):
+        rules.Published(0.05).judge(at)
+    with pytest.raises(Missing, match="set by the load"):
+        rules.Limit(400, ["node"], most=False).judge(at)
+    below = case({"node": (470, 1, 6, 0, 0.80, (), 590.0)}, seed={"node": 468.85})
+    assert rules.Published(0.05).judge(below).verdict is A
+    along = series({"a": {1: (480, 1, 3, 0, 0.96), 2: (490, 1, 3, 0, 0.98)}})
+    for rule in (rules.Flat(["a"], "cpus", 0.15), rules.Improves(["a"], "cpus"), rules.Peaks(["a"], "cpus", 2)):
+        with pytest.raises(Missing, match="a at 1: 96% of its ceiling"):
+            rule.judge(along)
+
+
 def test_a_pair_the_load_held_tells_no_order_whatever_the_other_pairs_tell():
     """Go at 97% of 8,000 users' think-time ceiling, Elixir at 96% and Node at 46% (T-Tab5-a, run
     20261129-132057): Go above Elixir would be the load's, Elixir above Node is theirs."""

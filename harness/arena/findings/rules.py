@@ -63,9 +63,12 @@ class Case:
         return cell.value
 
     def along(self, impl: str) -> list[tuple[Any, Value]]:
+        """`impl`'s values along the axis, in its order; Missing where it has fewer than two points,
+        or a point the load held (`unheld`)."""
         cells = self.series.get(impl)
         if not cells or len(cells) < 2:
             raise Missing(f"{impl}: fewer than two points along the axis")
+        self.unheld(impl)
         return [(x, self.value(impl, cells[x])) for x in sorted(cells, key=order_key)]
 
     def measured(self, impl: str) -> Cell:
@@ -111,7 +114,7 @@ class Case:
 
     def unheld(self, impl: str) -> None:
         """Missing where a point of `impl` along the axis reached 95% or more of its ceiling: the load
-        set that number, and a band along the axis would hold the load to itself."""
+        set that number, and a trend or a band along the axis would hold the load to itself."""
         for x, cell in sorted(self.series.get(impl, {}).items(), key=lambda item: order_key(item[0])):
             v = cell.value
             if v is not None and v.ceiling is not None and v.ceiling >= AT_CEILING:
@@ -699,7 +702,6 @@ class Flat:
     def judge(self, case: Case) -> Said:
         said = []
         for impl in self.flat:
-            case.unheld(impl)
             points = case.along(impl)
             cells = case.series[impl]
             # Points measured in the same repetitions (one start each, in turn) are told by their
@@ -731,7 +733,6 @@ class Smooth:
     def judge(self, case: Case) -> Said:
         said = []
         for impl in self.smooth:
-            case.unheld(impl)
             points = case.along(impl)
             steps = list(itertools.pairwise(points))
             shown = _series_shown(impl, self.axis, points)
