@@ -64,9 +64,10 @@ def section(judgements: list[Judgement], runs: list[Run]) -> Section:
         f"{counts(judgements)}; from {read} (spec/findings.md says how each verdict is reached).",
         "agrees: the intervals separate for the claim in every case measured (two sides of the same repetitions: "
         "their ratio's interval by repetition), or, where some overlap and none is "
-        "against it, in the cases pooled; disagrees: against it in at least one (cases: how many were for, against "
-        "and undecided), or pooled; no difference measured: they overlap, and pooled too; not tested: with the "
-        "reason and the command that would test it; untestable: no measurement can test it.",
+        "against it, in the cases pooled; disagrees: against it in at least one, by the smallest change and after "
+        "Holm's correction over the finding's comparisons (cases: how many were for, against and undecided), or "
+        "pooled; no difference measured: they overlap, and pooled too; not tested: with the reason and the command "
+        "that would test it; untestable: no measurement can test it. n: the repetitions a case rests on.",
     ]
     if moved := pace_moved(runs):
         notes.append(moved)
