@@ -203,7 +203,10 @@ def planted(test: Test, effect: float) -> Plant | None:
     if isinstance(rule, rules.Improves):
         return lambda c, first: better if c.impl in rule.improves and beyond(c, rule.start, first) else 1.0
     if isinstance(rule, rules.Worsens):
-        return lambda c, first: 1 / better if c.impl in rule.worsens and beyond(c, rule.start, first) else 1.0
+        # "worse by at least `by`": the effect planted past that, as a band's past its edge
+        past = (1 + rule.by) * effect if effect != 1 else 1.0
+        worse = past if not test.higher_is_better else 1 / past
+        return lambda c, first: worse if c.impl in rule.worsens and beyond(c, rule.start, first) else 1.0
     if isinstance(rule, rules.Jumps):
         return lambda c, _: effect if c.impl == rule.jumps and _x(test, c) == rule.end else 1.0
     if isinstance(rule, rules.Ratio):
@@ -217,12 +220,13 @@ def planted(test: Test, effect: float) -> Plant | None:
 
 
 def truth(test: Test, effect: float) -> Verdict | None:
-    """The verdict a planted effect should get: agrees for an order that far ahead, disagrees for a
-    band that far past its edge; None where no verdict is right (below what the rule must see)."""
+    """The verdict a planted effect should get: agrees for an order that far ahead (a worsening
+    that far past the least it claims), disagrees for a band that far past its edge; None where no
+    verdict is right (below the smallest change that counts)."""
     if isinstance(test.rule, BANDS):
         return Verdict.DISAGREES
-    least = test.rule.by if isinstance(test.rule, rules.Worsens) else SMALLEST_CHANGE
-    return Verdict.AGREES if effect >= 1 + least else None
+    least = 0.0 if isinstance(test.rule, rules.Worsens) else SMALLEST_CHANGE
+    return Verdict.AGREES if effect > 1 + least else None
 
 
 def _truth(tests: list[Test], effect: float) -> Verdict | None:
