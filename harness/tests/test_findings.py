@@ -201,6 +201,18 @@ def test_a_value_at_its_ceiling_is_held_to_nothing_under_any_rule():
             rule.judge(along)
 
 
+def test_a_time_of_a_server_that_failed_requests_is_not_judged():
+    """honours-basic at 150/s (run 20261204-232131): half of every server's reads failed after its
+    pool's wait (Java's 2 s, Go's 3 s), and the mean of the rest was that wait's, not a speed."""
+    failing = Cell("go", {}, 1, Value(2391, 2381, 2407, 3), 3, 0, frozenset({"errors"}))
+    java = Cell("java", {}, 1, Value(2035, 2027, 2044, 3), 3, 0, frozenset({"errors"}))
+    timed = Case(False, cells={"go": failing, "java": java}, timed=True)
+    with pytest.raises(Missing, match="java: over 1% of its requests failed"):
+        rules.Order(["java", "go"]).judge(timed)
+    counted = Case(True, cells={"go": failing, "java": java})  # a count of requests: what failed is counted
+    assert rules.Order(["go", "java"]).judge(counted).verdict is A
+
+
 def test_a_pair_the_load_held_tells_no_order_whatever_the_other_pairs_tell():
     """Go at 97% of 8,000 users' think-time ceiling, Elixir at 96% and Node at 46% (T-Tab5-a, run
     20261129-132057): Go above Elixir would be the load's, Elixir above Node is theirs."""

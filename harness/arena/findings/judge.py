@@ -247,6 +247,7 @@ def _cases(test: Test, cells: list[Cell]) -> list[tuple[str, Case]]:
             series=dict(series),
             seed=_seed(test, cpus) if isinstance(test.rule, Published) else {},
             cpus=cpus,
+            timed=test.metric.endswith(("_ms", "_s")),
         )
         label = _label({k: v for k, v in where.items() if k != "cpus"})
         made.append((f"{label} cpus={cpus}" if "cpus" in where else label, case))

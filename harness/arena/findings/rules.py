@@ -27,6 +27,7 @@ from arena.findings.values import (
 )
 from arena.findings.verdict import Evidence, Said, Verdict, banded, combined, of_sign, telling
 from arena.measured import stats
+from arena.measured.flags import Flag
 from arena.measured.stats import NO_INTERVAL, SMALLEST_CHANGE, Summary, ratio
 
 # A side that reached this share of its point's ceiling was held there by the load (rest/ceiling.py).
@@ -48,6 +49,7 @@ class Case:
     series: dict[str, dict[Any, Cell]] = field(default_factory=dict)
     seed: dict[str, float] = field(default_factory=dict)
     cpus: int = 1
+    timed: bool = False  # the metric is a time (a latency, a mean response): failed requests void it
 
     def value(self, impl: str, cell: Cell | None = None) -> Value:
         cell = cell if cell is not None else self.cells.get(impl)
@@ -60,6 +62,13 @@ class Case:
         if cell.value.low == cell.value.high:
             # Nothing measured its spread, which is not to say it has none: it decides nothing.
             raise Missing(f"{impl}: every repetition gave {cell.value.show()}, and no resolution is known: no interval")
+        if self.timed and Flag.ERRORS in cell.flags:
+            # A server that fails requests under load answers the rest within the wait it gives up
+            # after (its pool's, its queue's): their time is that policy's, not how fast it serves.
+            raise Missing(
+                f"{impl}: over 1% of its requests failed (errors), and the time of those answered is set by "
+                "when it gave up on the rest"
+            )
         return cell.value
 
     def along(self, impl: str) -> list[tuple[Any, Value]]:
