@@ -255,3 +255,15 @@ def test_an_export_imported_elsewhere_round_trips_every_measurement(fake_measure
         assert len(elsewhere.runs()) == 1  # nothing of a refused file was kept
     finally:
         elsewhere.close()
+    # Kept compressed, as a repository keeps long runs, it reads back the same.
+    packed = tmp_path / "run.json.gz"
+    assert cli.main(["export", name, "--out", str(packed)]) == 0
+    assert packed.read_bytes()[:2] == b"\x1f\x8b" and packed.stat().st_size < out.stat().st_size / 3
+    other = Store(tmp_path / "other.sqlite")
+    try:
+        assert importing.into(other, packed)[1] == 20
+        (tmp_path / "cut.json.gz").write_bytes(packed.read_bytes()[:100])
+        with pytest.raises(UsageError, match="is not a whole gzip file"):
+            importing.into(other, tmp_path / "cut.json.gz")
+    finally:
+        other.close()

@@ -4,6 +4,7 @@ files, between machines), and `serve` (the dashboard over them)."""
 from __future__ import annotations
 
 import argparse
+import gzip
 import sys
 from pathlib import Path
 
@@ -47,8 +48,11 @@ def cmd_export(args: argparse.Namespace, console: Console) -> int:
     if args.out is None:
         sys.stdout.write(text)
         return 0
+    out = Path(args.out)
     try:
-        Path(args.out).write_text(text, encoding="utf-8")
+        # A name ending .gz is written compressed (exports kept in a repository), and read back as it is.
+        data = text.encode("utf-8")
+        out.write_bytes(gzip.compress(data, mtime=0) if out.suffix == ".gz" else data)
     except OSError as err:
         raise ArenaError(f"cannot write {args.out}: {err.strerror or err}") from err
     console.line(f"run {run.name}: {len(measurements)} measurement(s) as {args.format} in {args.out}")
@@ -89,11 +93,13 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         default="measurements",
         help="CSV only: a row per measurement (default), or per point over its repetitions",
     )
-    s.add_argument("--out", metavar="FILE", help="write it here instead of standard output")
+    s.add_argument(
+        "--out", metavar="FILE", help="write it here instead of standard output (compressed where it ends .gz)"
+    )
     s.set_defaults(func=cmd_export)
 
     s = sub.add_parser("import", help="runs exported on other machines (arena export) into this store")
-    s.add_argument("file", nargs="+", help="JSON files of arena export")
+    s.add_argument("file", nargs="+", help="JSON files of arena export (compressed by gzip or not)")
     s.set_defaults(func=cmd_import)
 
     s = sub.add_parser("serve", help="the dashboard on 127.0.0.1: runs, comparisons, and a console to try servers")

@@ -6,6 +6,7 @@ written."""
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 
@@ -19,7 +20,11 @@ RUN_FIELDS = ("name", "kind", "suite", "started", "git_commit", "host", "plan")
 
 def read(path: Path) -> tuple[Run, list[str], list[Measurement]]:
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
+        raw = path.read_bytes()
+        # gzip's magic number: an export kept compressed (`arena export --out RUN.json.gz`)
+        document = json.loads((gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw).decode("utf-8"))
+    except (gzip.BadGzipFile, EOFError) as err:
+        raise UsageError(f"{path} is not a whole gzip file: {err}") from err
     except OSError as err:
         raise UsageError(f"cannot read {path}: {err.strerror or err}") from err
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
