@@ -245,10 +245,11 @@ class Store:
         return self.db.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
 
     def runs(self) -> list[tuple[Run, int, list[str]]]:
-        """Every run, newest first, with its number of measurements and its implementations."""
+        """Every run, newest first (by when it started: a run imported from elsewhere takes its place
+        in time, not the order it arrived in), with its number of measurements and its implementations."""
         query = "SELECT run_id, COUNT(*), GROUP_CONCAT(DISTINCT impl) FROM measurements GROUP BY run_id"
         counted = {row[0]: (row[1], sorted(row[2].split(",")) if row[2] else []) for row in self.db.execute(query)}
-        rows = self.db.execute("SELECT * FROM runs ORDER BY id DESC")
+        rows = self.db.execute("SELECT * FROM runs ORDER BY started DESC, id DESC")
         return [(run, *counted.get(run.id, (0, []))) for run in map(Run.of, rows)]
 
     def last_unfinished(self, kind: str) -> Run | None:
