@@ -90,17 +90,22 @@ class Calibrated:
 
 
 class Replayed:
-    """An index whose cells of each calibrated test are drawn anew (module docstring); the rest as
-    stored. It answers the judge as `values.Index` does."""
+    """One draw: an index whose cells of each calibrated test are drawn anew (module docstring), the
+    same for every test that reads them; the rest as stored. It answers the judge as `values.Index`
+    does."""
 
     def __init__(self, index: Index, tests: dict[tuple, list[tuple[Test, Plant]]], rng: random.Random) -> None:
         self.kinds = index.kinds
         self._index, self._tests, self._rng = index, tests, rng
+        self._drawn: dict[tuple, list[Cell]] = {}
 
     def cells(self, kind: str, experiment: str, metric: str, higher_is_better: bool) -> list[Cell]:
-        cells = self._index.cells(kind, experiment, metric, higher_is_better)
-        planted = self._tests.get((kind, experiment, metric, higher_is_better))
-        return _drawn(planted, cells, higher_is_better, self._rng) if planted else cells
+        key = (kind, experiment, metric, higher_is_better)
+        if key not in self._drawn:
+            cells = self._index.cells(*key)
+            planted = self._tests.get(key)
+            self._drawn[key] = _drawn(planted, cells, higher_is_better, self._rng) if planted else cells
+        return self._drawn[key]
 
 
 def _drawn(planted: list[tuple[Test, Plant]], cells: list[Cell], higher: bool, rng: random.Random) -> list[Cell]:
