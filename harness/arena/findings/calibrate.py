@@ -89,6 +89,21 @@ class Calibrated:
     power: dict[float, Rate | None]
 
 
+class _Remembered:
+    """The stored index, each experiment's cells read once for every draw."""
+
+    def __init__(self, index: Index) -> None:
+        self.kinds = index.kinds
+        self._index = index
+        self._cells: dict[tuple, list[Cell]] = {}
+
+    def cells(self, kind: str, experiment: str, metric: str, higher_is_better: bool) -> list[Cell]:
+        key = (kind, experiment, metric, higher_is_better)
+        if key not in self._cells:
+            self._cells[key] = self._index.cells(*key)
+        return self._cells[key]
+
+
 class Replayed:
     """One draw: an index whose cells of each calibrated test are drawn anew (module docstring), the
     same for every test that reads them; the rest as stored. It answers the judge as `values.Index`
@@ -249,6 +264,7 @@ def calibrate(index: Index, findings: list[Finding], draws: int = DRAWS, seed: i
     """Every finding whose deciding tests a draw can plant in, replayed `draws` times on A/A data
     and under each planted effect (module docstring); the same `seed`, the same rates."""
     made = []
+    index = _Remembered(index)
     for finding in findings:
         tests = [t for t in finding.tests if not t.beside and not t.not_here]
         if finding.untestable or finding.not_here or not tests or not all(_calibrated(t) for t in tests):
@@ -258,7 +274,8 @@ def calibrate(index: Index, findings: list[Finding], draws: int = DRAWS, seed: i
         if real.verdict is Verdict.NOT_TESTED:
             continue
         rng = random.Random(f"{seed}:{finding.id}")
-        at_ceiling = any("set by the load" in s.because for t in real.tests for s in t.cases)
+        measured = [c for t in real.tests for _, case in t.evidence for c in sides(case) if c.value is not None]
+        at_ceiling = any(c.value.ceiling is not None and c.value.ceiling >= rules.AT_CEILING for c in measured)
 
         def run(effect: float, right: Verdict | None, rng=rng, only=only, tests=tests) -> tuple[Rate | None, list]:
             if right is None and effect != 1.0:
@@ -275,10 +292,7 @@ def calibrate(index: Index, findings: list[Finding], draws: int = DRAWS, seed: i
 
         aa, judged = run(1.0, None)
         power = {effect: run(effect, _truth(tests, effect))[0] for effect in EFFECTS}
-        repetitions = min(
-            (len(c.numbers) for t in real.tests for _, case in t.evidence for c in sides(case) if c.numbers),
-            default=0,
-        )
+        repetitions = min((len(c.numbers) for c in measured if c.numbers), default=0)
         rule = ", ".join(sorted({type(t.rule).__name__.lower() for t in tests}))
         made.append(Calibrated(finding, rule, round(statistics.median(judged)), repetitions, at_ceiling, aa, power))
     return made
