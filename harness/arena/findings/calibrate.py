@@ -7,8 +7,8 @@ deviation drawn from those the case's sides showed about their own means (on the
 widened by sqrt(n / (n - 1)), which a mean's deviations fall short of). Identical runtimes with the
 scatter this machine gave them, then:
 
-- **Identical runtimes** (A/A): the sides as drawn. An order is true of none of them, so a decided verdict (agrees or
-  disagrees) is a wrong one. For a band (`ratio`, `similar`) the claimed side is put on the band's
+- **Identical runtimes** (A/A): the sides as drawn. An order is true of none of them, so a decided
+  verdict (agrees or disagrees) is a wrong one. For a band (`ratio`, `similar`) the claimed side is put on the band's
   edge nearest 1, where neither verdict is true either.
 - **Power**: one side made better by a planted factor (x1.1, x1.25, x2; for a band, that far past
   its edge), and how often the verdict says so: agrees for an order, disagrees for a band.
