@@ -13,8 +13,8 @@ from arena.console import Console
 from arena.errors import ArenaError, UsageError
 from arena.findings import catalog as findings_catalog
 from arena.findings import runs as findings_runs
+from arena.findings import section as findings_section
 from arena.findings.judge import judge_all
-from arena.findings.section import section as findings_section
 from arena.gates import assertion, junit
 from arena.gates.assertion import Assertion
 from arena.kind import Batch, Cut, Kind, Plan
@@ -134,10 +134,18 @@ def build_report(kind: Kind, store: Store, current: Run) -> Report:
     measurements = store.measurements(current.id)
     made = kind.report(current, title, measurements, store.notes(current.id))
     # First, what the run says of the studies' findings its kind tests (`arena findings` reads
-    # every kind's newest run at once).
+    # every kind's newest run at once); what it cannot test is one line before its results and a
+    # folded list after them.
     tested = [f for f in findings_catalog.load() if any(t.kind == current.kind for t in f.tests)]
     if tested:
-        made.sections.insert(0, findings_section(judge_all(findings_runs.index(store, [current]), tested), [current]))
+        judged = judge_all(findings_runs.index(store, [current]), tested)
+        said, line, silent = findings_section.for_run(judged, [current])
+        if said is not None:
+            made.sections.insert(0, said)
+        elif line:
+            made.preamble.append(line)
+        if silent is not None:
+            made.appendix.insert(0, silent)
     made.appendix += provenance.sections(current, measurements)
     return made
 

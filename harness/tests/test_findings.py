@@ -728,6 +728,47 @@ def test_the_export_carries_the_verdicts_and_the_summary_begins_with_them(tmp_pa
     first = summary.index("## ")
     assert summary[first:].startswith("## Findings of the seed studies"), summary[first : first + 80]
     assert "V-Fig4a" in summary and "T-Fig4-a" not in summary  # only the findings a micro run tests
+    # The findings it tests lead, with one line for those it does not; their list follows the
+    # results, folded.
+    leading = summary[first : summary.index("## ", first + 3)]
+    assert "V-Fig4a" in leading and "VJ-R1" not in leading
+    assert re.search(r"- \d+ finding\(s\) of the seed studies this run does not test \(\d+ not tested", leading)
+    folded = summary.index("## Findings of the seed studies this run does not test")
+    assert "<details><summary>" in summary[folded:] and summary.index("VJ-R1") > folded
+
+
+def test_a_run_that_tests_no_finding_starts_with_its_own_tables(tmp_path, monkeypatch):
+    """Go's spawn alone (V-Fig4b compares Scala with Erlang and Go): one line says what the run does
+    not test and which command measures it, then the run's own table."""
+    monkeypatch.setattr(store_module, "RESULTS", tmp_path)
+    monkeypatch.setattr(lifecycle, "RESULTS", tmp_path)
+    store = Store()
+    run = store.start_run("alone", "quick", {"kind": "micro", "bench": ["spawn"]}, {"cores": 2}, "abc", False)
+    for m in spawns({"go": 30.0}, 1000, "cold", 2):
+        store.add(run.id, m)
+    store.finish_run(run.id)
+    store.close()
+    assert cli.main(["report", "alone"]) == 0
+    summary = (tmp_path / "alone" / "summary.md").read_text()
+    head = summary[: summary.index("## ")].splitlines()
+    said = [line for line in head if "this run does not test" in line]
+    assert len(said) == 1 and "`./arena findings --plan`" in said[0]
+    assert summary[summary.index("## ") :].startswith("## spawn"), summary[:400]
+
+
+def test_the_ledger_lists_every_finding_grouped_by_verdict_the_untested_last(tmp_path, monkeypatch, capsys):
+    stored(tmp_path, monkeypatch)
+    assert cli.main(["findings"]) == 0
+    out = capsys.readouterr().out
+    ids = [f.id for f in catalog.load()]
+    shown = [line.split()[0] for line in out.splitlines() if line.split() and line.split()[0] in ids]
+    assert sorted(shown) == sorted(ids)  # every finding
+    verdicts = {f.id: v for f in catalog.load() for v in [judge(Index([]), f).verdict]}
+    assert (
+        shown.index("V-Fig4a")
+        < shown.index("V-Fig4b")
+        < min(shown.index(i) for i in ids if verdicts[i] is Verdict.UNTESTABLE)
+    )
 
 
 def test_every_metric_an_http_finding_reads_is_one_a_stored_result_exports():

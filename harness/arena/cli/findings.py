@@ -13,9 +13,8 @@ from arena.console import Console
 from arena.errors import UsageError
 from arena.findings import calibrate, runs
 from arena.findings import catalog as findings_catalog
+from arena.findings import section as findings_section
 from arena.findings.catalog import STUDIES
-from arena.findings.section import changes as findings_changes
-from arena.findings.section import section
 from arena.findings.verdict import ALPHA, Verdict
 from arena.kind import repetitions
 from arena.measured.store import Store
@@ -49,10 +48,10 @@ def cmd_findings(args: argparse.Namespace, console: Console) -> int:
         store.close()
     shown = [
         j
-        for j in judged
+        for j in findings_section.grouped(judged)
         if (not args.study or j.finding.study in args.study) and (not args.verdict or j.verdict in args.verdict)
     ]
-    made = section(shown, read)
+    made = findings_section.section(shown, read)
     console.line(made.heading, style="bold")
     terminal.table(console, made.table)
     for note in made.notes:
@@ -98,7 +97,7 @@ def _changes(store: Store, console: Console) -> int:
     before, after = runs.last_two_findings_suites(store)
     if not before:
         raise UsageError("--changes needs the findings suite measured twice: `./arena findings --measure` again")
-    table = findings_changes(runs.judged(store, before), runs.judged(store, after))
+    table = findings_section.changes(runs.judged(store, before), runs.judged(store, after))
     was, now = {r.name for r in before}, {r.name for r in after}
     changed = f"{', '.join(sorted(was - now))} and {', '.join(sorted(now - was))}"
     console.line(f"{len(table.rows)} verdict(s) differ between runs {changed}", style="bold")

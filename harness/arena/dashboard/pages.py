@@ -13,7 +13,7 @@ from arena.compare import history_report
 from arena.dashboard import compare
 from arena.errors import UsageError
 from arena.findings.runs import ledger
-from arena.findings.section import section
+from arena.findings.section import grouped, section
 from arena.kind import Kind, main_metrics
 from arena.measured.store import Run, Store
 from arena.report.render import html, vendor
@@ -54,7 +54,7 @@ def findings() -> str:
         judged, read = ledger(store, [])
     finally:
         store.close()
-    made = section(judged, read)
+    made = section(grouped(judged), read)
     return html.report(Report("Arena: what the seed studies found, and whether the newest runs agree", sections=[made]))
 
 

@@ -17,6 +17,9 @@ from arena.report import charts
 from arena.report.tables import Cell, Column, Row, Section, Table
 
 HEADING = "Findings of the seed studies"
+UNTESTED = "Findings of the seed studies this run does not test"
+# What no measurement of a run says anything of: told in a line before its results, listed after them.
+SILENT = (Verdict.NOT_TESTED, Verdict.UNTESTABLE)
 ORDER = list(Verdict)
 TONE = {
     Verdict.AGREES: "good",
@@ -73,6 +76,30 @@ def section(judgements: list[Judgement], runs: list[Run]) -> Section:
         notes.append(moved)
     drawn = [chart for j in judgements for t in j.tests for chart in _evidence(j, t)]
     return Section(HEADING, Table(columns, rows, flags=False), notes=notes, charts=drawn)
+
+
+def grouped(judgements: list[Judgement]) -> list[Judgement]:
+    """The verdicts in the order of ORDER, those that say something first, each finding's order kept."""
+    return sorted(judgements, key=lambda j: ORDER.index(j.verdict))
+
+
+def for_run(judgements: list[Judgement], runs: list[Run]) -> tuple[Section | None, str, Section | None]:
+    """What a run's report says of the findings: the section of those its measurements test (None
+    where it tests none), the one line that counts those it does not and names the command that
+    measures them, and their list, folded, for after the results (None where there are none)."""
+    said = [j for j in judgements if j.verdict not in SILENT]
+    silent = [j for j in judgements if j.verdict in SILENT]
+    line = (
+        f"{len(silent)} finding(s) of the seed studies this run does not test ({counts(silent)}): "
+        "`./arena findings --plan` shows what measures them; their list follows the results."
+        if silent
+        else ""
+    )
+    tested = section(said, runs) if said else None
+    if tested is not None and line:
+        tested.notes.insert(0, line)
+    listed = dataclasses.replace(section(silent, runs), heading=UNTESTED, folded=True, charts=[]) if silent else None
+    return tested, line, listed
 
 
 def changes(before: list[Judgement], after: list[Judgement]) -> Table:

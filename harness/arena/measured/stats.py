@@ -95,12 +95,13 @@ class Summary:
         """Whether it varies by more than `limit` (CV): a capacity workload sets its own."""
         return self.cov is not None and self.cov > limit
 
-    def show(self, scale: float = 1.0, digits: int = 0) -> str:
+    def show(self, scale: float = 1.0, digits: int = 0, alone: bool = False) -> str:
         """'1234 ±56' (the half-width of the interval), or '1234 (n=1)' for one repetition, which
-        a report's legend explains (NO_INTERVAL)."""
+        a report's legend explains (NO_INTERVAL); '1234' where every value beside it is one too
+        (`alone`: the table says so once)."""
         value = f"{self.median * scale:.{digits}f}"
         if self.ci_low is None or self.ci_high is None:
-            return f"{value} (n=1)"
+            return value if alone else f"{value} (n=1)"
         half = (self.ci_high - self.ci_low) / 2 * scale
         return f"{value} ±{half:.{digits}f}"
 

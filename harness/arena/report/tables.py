@@ -48,7 +48,10 @@ FLAGS: dict[Flag, str] = {
     ),
 }
 CELLS = "Cells: median over repetitions ± half-width of the 95% confidence interval of the mean (Student's t)."
-ONCE = f"{NO_INTERVAL}: a cell marked (n=1) rests on one repetition, which has no spread to build an interval from"
+ONCE = (
+    f"{NO_INTERVAL}: one repetition has no spread to build an interval from; a table measured once shows its values "
+    "alone, and where a table mixes them, a cell marked (n=1) is one"
+)
 
 
 def digits(value: float) -> int:
@@ -81,8 +84,9 @@ class Cell:
     def value(summary: Summary, scale: float = 1.0, digits: int = 0, suffix: str = "") -> Cell:
         return Cell(summary=summary, scale=scale, digits=digits, suffix=suffix)
 
-    def show(self) -> str:
-        shown = self.summary.show(self.scale, self.digits) if self.summary is not None else self.text
+    def show(self, once: bool = False) -> str:
+        """The cell as a reader sees it; `once`: its table was measured once, and says so for all."""
+        shown = self.summary.show(self.scale, self.digits, once) if self.summary is not None else self.text
         return shown + self.suffix
 
 
@@ -104,6 +108,12 @@ class Table:
             if len(row.cells) != len(self.columns):
                 raise ValueError(f"a row of {len(row.cells)} cells in a table of {len(self.columns)} columns")
 
+    @property
+    def once(self) -> bool:
+        """Whether every value it holds is of one repetition: said once for the table, not per cell."""
+        values = [c.summary for row in self.rows for c in row.cells if c.summary is not None]
+        return bool(values) and all(v.n < 2 for v in values)
+
 
 @dataclass
 class Section:
@@ -115,6 +125,7 @@ class Section:
     notes: list[str] = field(default_factory=list)
     skipped: str = ""  # why it has no table (an experiment still pending)
     charts: list[Chart] = field(default_factory=list)
+    folded: bool = False  # its table behind a fold, opened by the reader (HTML and Markdown: <details>)
 
 
 @dataclass

@@ -15,7 +15,7 @@ def table(t: Table) -> str:
     lines = ["| " + " | ".join(map(_escape, headers)) + " |"]
     lines.append("|" + "".join("---:|" if c.numeric else "---|" for c in t.columns) + "---|" * len(flags))
     for row in t.rows:
-        cells = [cell.show() for cell in row.cells] + ([", ".join(row.flags)] if t.flags else [])
+        cells = [cell.show(t.once) for cell in row.cells] + ([", ".join(row.flags)] if t.flags else [])
         lines.append("| " + " | ".join(map(_escape, cells)) + " |")
     return "\n".join(lines)
 
@@ -39,7 +39,11 @@ def _section(section: Section) -> list[str]:
     out = [f"## {section.heading}", ""]
     if section.skipped:
         out += [f"Skipped: {section.skipped}.", ""]
-    if section.table is not None:
+    if section.table is not None and section.folded:
+        # GitHub and most viewers fold a <details> block; the table inside it needs blank lines around.
+        rows = f"{len(section.table.rows)} row(s)"
+        out += [f"<details><summary>{rows}</summary>", "", table(section.table), "", "</details>", ""]
+    elif section.table is not None:
         out += [table(section.table), ""]
     if section.notes:
         out += [*(f"- {note}" for note in section.notes), ""]

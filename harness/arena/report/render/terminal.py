@@ -27,7 +27,7 @@ def _rich(t: Table, keep: list[int]) -> RichTable:
     if t.flags:
         shown.add_column("flags", overflow="fold")
     for row in t.rows:
-        cells = [Text(row.cells[i].show(), style=TONE_STYLES.get(row.cells[i].tone, "")) for i in keep]
+        cells = [Text(row.cells[i].show(t.once), style=TONE_STYLES.get(row.cells[i].tone, "")) for i in keep]
         shown.add_row(*cells, *([", ".join(row.flags)] if t.flags else []), style="dim" if row.seed else None)
     return shown
 
