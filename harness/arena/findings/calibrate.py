@@ -33,7 +33,7 @@ from typing import Any
 
 from arena.findings import rules
 from arena.findings.catalog import Finding, Test
-from arena.findings.judge import case_key, judge, sides
+from arena.findings.judge import case_key, judge
 from arena.findings.rules import order_key
 from arena.findings.values import Cell, Index, value_of
 from arena.findings.verdict import Verdict
@@ -274,7 +274,7 @@ def calibrate(index: Index, findings: list[Finding], draws: int = DRAWS, seed: i
         if real.verdict is Verdict.NOT_TESTED:
             continue
         rng = random.Random(f"{seed}:{finding.id}")
-        measured = [c for t in real.tests for _, case in t.evidence for c in sides(case) if c.value is not None]
+        measured = [c for t in real.tests for _, case in t.evidence for c in case.sides() if c.value is not None]
         at_ceiling = any(c.value.ceiling is not None and c.value.ceiling >= rules.AT_CEILING for c in measured)
 
         def run(effect: float, right: Verdict | None, rng=rng, only=only, tests=tests) -> tuple[Rate | None, list]:

@@ -37,7 +37,7 @@ class Tested:
     evidence: list[tuple[str, Case]] = field(default_factory=list)  # each case judged, by its label
     pooled: Said | None = None  # the cases pooled, where one by one they left it undecided
     lacking: str = ""  # the budgets it needs that the runs read did not measure, and the cores they need
-    comparisons: int = 0  # how many comparisons Holm's correction took its cases' against with
+    comparisons: int = 0  # the comparisons Holm's correction counted: its finding's deciding tests' together
 
     @property
     def tally(self) -> Tally:
@@ -98,10 +98,9 @@ def judge(index: Index, finding: Finding) -> Judgement:
         return Judgement(finding, Verdict.NOT_TESTED, reason=finding.not_here)
     tests = [_tested(index, test) for test in finding.tests]
     # The deciding tests' cases are one family, corrected together; a test beside them is its own.
-    tests = _corrected([t for t in tests if not t.test.beside]) + [
-        t for beside in tests if beside.test.beside for t in _corrected([beside])
-    ]
-    tests.sort(key=lambda t: finding.tests.index(t.test))
+    deciding = _corrected([t for t in tests if not t.test.beside])
+    beside = [corrected for t in tests if t.test.beside for corrected in _corrected([t])]
+    tests = sorted(deciding + beside, key=lambda t: finding.tests.index(t.test))
     return Judgement(finding, combined([t.verdict for t in tests if not t.test.beside]), tests)
 
 
@@ -186,8 +185,8 @@ def _judged(label: str, test: Test, case: Case) -> Said:
         said = test.rule.judge(case)
     except Missing as missing:
         return Said(Verdict.NOT_TESTED, f"{label}: {missing}")
-    looks = max((c.looks for c in sides(case)), default=1)
-    counted = [len(c.numbers) for c in sides(case) if c.numbers]
+    looks = max((c.looks for c in case.sides()), default=1)
+    counted = [len(c.numbers) for c in case.sides() if c.numbers]
     # How many repetitions the case rests on (its fewest side's), and how often they were read.
     if counted:
         label += f" n={min(counted)}" + (f", read {looks} times" if looks > 1 else "")
@@ -206,12 +205,7 @@ def _judged(label: str, test: Test, case: Case) -> Said:
 
 def _shared(case: Case) -> bool:
     """Whether any side of the case shared its cores with the load engine (Flag.SHARED_CORES)."""
-    return any(Flag.SHARED_CORES in c.flags for c in sides(case))
-
-
-def sides(case: Case) -> list[Cell]:
-    """Every cell a case compares: its implementations', or each one's along the axis."""
-    return [*case.cells.values(), *(c for series in case.series.values() for c in series.values())]
+    return any(Flag.SHARED_CORES in c.flags for c in case.sides())
 
 
 def case_key(test: Test, cell: Cell) -> str:

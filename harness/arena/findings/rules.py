@@ -71,6 +71,10 @@ class Case:
             )
         return cell.value
 
+    def sides(self) -> list[Cell]:
+        """Every cell the case compares: its implementations', or each one's along the axis."""
+        return [*self.cells.values(), *(c for series in self.series.values() for c in series.values())]
+
     def along(self, impl: str) -> list[tuple[Any, Value]]:
         """`impl`'s values along the axis, in its order; Missing where it has fewer than two points,
         or a point the load held (`unheld`)."""
