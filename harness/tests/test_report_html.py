@@ -7,6 +7,10 @@ from dataclasses import replace
 
 import pytest
 
+from arena import lifecycle
+from arena.cli.measuring import kinds
+from arena.findings.section import HEADING
+from arena.measured.store import Store
 from arena.paths import ROOT
 from arena.report.charts import BAR, LINE, PERCENTILE
 from arena.report.published import Published
@@ -89,3 +93,32 @@ def test_the_report_draws_every_chart_offline_in_chromium(fake_measurements, tmp
     assert drawn == expected == painted > 0 and folded > 0
     policy = json.dumps(html.policy(["x"], ["y"]))
     assert "default-src 'none'" in policy and "connect-src" not in policy
+
+
+@needs_engine
+def test_a_runs_report_shows_its_own_results_on_the_first_screen(fake_measurements, tmp_path):
+    """A run that tests none of the seed studies' findings (a fake server's): its page opens on its
+    own table, the findings it cannot test one line above it and listed, folded, after it."""
+    store = Store()
+    try:
+        run = store.start_run("first-screen", "quick", {"kind": "http"}, {"cores": 2}, "abc", False)
+        for m in fake_measurements:
+            store.add(run.id, m)
+        made = lifecycle.build_report(kinds()["http"], store, store.finish_run(run.id))
+    finally:
+        store.close()
+    (line,) = [p for p in made.preamble if "this run does not test" in p]
+    assert "`./arena findings --plan`" in line and made.sections[0].heading != HEADING
+    page_file = tmp_path / "report.html"
+    page_file.write_text(html.report(made), encoding="utf-8")
+    with chromium() as browser:
+        context = browser.new_context(offline=True, viewport={"width": 1280, "height": 900})
+        page = context.new_page()
+        page.goto(page_file.as_uri())
+        top = page.evaluate("document.querySelector('#result-1 table').getBoundingClientRect().top")
+        unfolded = page.evaluate("document.querySelectorAll('details.folded[open]').length")
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENSHOTS / "report-first-screen.png"))
+        context.close()
+    assert 0 < top < 900 - 100, top  # the table's head and some rows on the first screen
+    assert unfolded == 0  # the untested findings wait behind their fold
