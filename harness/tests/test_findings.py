@@ -199,6 +199,22 @@ def test_a_value_at_its_ceiling_is_held_to_nothing_under_any_rule():
     for rule in (rules.Flat(["a"], "cpus", 0.15), rules.Improves(["a"], "cpus"), rules.Peaks(["a"], "cpus", 2)):
         with pytest.raises(Missing, match="a at 1: 96% of its ceiling"):
             rule.judge(along)
+    # A server's own work is no load's (the hashes its cores allow, its users not thinking): reached, it
+    # is the server's speed, and judged (T-5.6-a: Go at 98% of 17 hashes a second on one core).
+    own = {
+        x: dataclasses.replace(c, value=dataclasses.replace(c.value, ceiling_own=True))
+        for x, c in along.series["a"].items()
+    }
+    assert rules.Improves(["a"], "cpus").judge(Case(True, series={"a": own})).verdict is A
+
+
+def test_a_ceiling_of_a_servers_own_hashes_is_its_own_work_in_runs_stored_before_it_said_so():
+    from arena.rest.ceiling import own_work
+
+    assert own_work({"rps": 17.3, "why": "min(think cycles 17.3/s, 1 core(s) / 58 ms hash 17.3/s)"})
+    assert not own_work({"rps": 1.9, "why": "min(think cycles 1.9/s, 1 core(s) / 58 ms hash 17.3/s)"})  # users thinking
+    assert not own_work({"rps": 500, "why": "100 workers x every 10th waits 2 s"})
+    assert own_work({"rps": 1.9, "why": "anything", "own": True})
 
 
 def test_a_time_of_a_server_that_failed_requests_is_not_judged():

@@ -130,7 +130,7 @@ class Case:
         set that number, and a trend or a band along the axis would hold the load to itself."""
         for x, cell in sorted(self.series.get(impl, {}).items(), key=lambda item: order_key(item[0])):
             v = cell.value
-            if v is not None and v.ceiling is not None and v.ceiling >= AT_CEILING:
+            if v is not None and v.ceiling is not None and v.ceiling >= AT_CEILING and not v.ceiling_own:
                 limit = f" of {v.ceiling_rps:,.0f}/s" if v.ceiling_rps else ""
                 raise Missing(
                     f"{impl} at {x}: {v.ceiling:.0%} of its ceiling{limit} ({v.ceiling_why}): set by the load"
@@ -142,6 +142,7 @@ class Case:
         values = {impl: self.value(impl) for impl in impls}
         limits = [v.ceiling_rps for v in values.values() if v.ceiling_rps]
         own = len(limits) == len(values) and max(limits) >= (1 + SMALLEST_CHANGE) * min(limits)
+        own = own or any(v.ceiling_own for v in values.values())
         if values and not own and all(v.ceiling is not None and v.ceiling >= AT_CEILING for v in values.values()):
             shares = ", ".join(f"{impl} {v.ceiling:.0%}" for impl, v in values.items())
             first = next(iter(values.values()))

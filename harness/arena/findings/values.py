@@ -49,6 +49,7 @@ class Value:
     ceiling: float | None = None
     ceiling_why: str = ""
     ceiling_rps: float | None = None  # the ceiling itself: the same for every side the load bounds
+    ceiling_own: bool = False  # the server's own work (its cores' hashes), not the load's: it reached it itself
 
     def show(self) -> str:
         shown = _number(self.median)
@@ -280,8 +281,9 @@ class Index:
                 why = next((str(v["ceiling_why"]) for v in exported if v.get("ceiling_why")), "")
                 limits = counted_values(group, "ceiling_rps")
                 limit = statistics.median(limits) if limits else None
+                own = any(v.get("ceiling_own") for v in exported)
                 value = dataclasses.replace(
-                    value, ceiling=statistics.median(shares), ceiling_why=why, ceiling_rps=limit
+                    value, ceiling=statistics.median(shares), ceiling_why=why, ceiling_rps=limit, ceiling_own=own
                 )
             failed = sum(1 for m in group if not m.measured)
             lost = max((share for v in exported if (share := lost_to_engine(v, cpus)) is not None), default=None)

@@ -18,6 +18,7 @@ A scenario names its limit (`ceiling` in its file) or takes its model's:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from arena.checks.client import Client
@@ -29,6 +30,9 @@ class Ceiling:
     rps: float  # requests a second, over the measured window
     why: str
     requests: float | None = None  # when the limit is a count (the arrivals offered), that count
+    # The server's own work, not the load: the hashes its cores allow at its own hash time, where
+    # that is the lower bound (`bcrypt`). A server at such a ceiling reached it by its own speed.
+    own: bool = False
 
     def share(self, ok_requests: int, ok_rps: float) -> float:
         """How much of the ceiling was reached: by count when it is one (an open model's window
@@ -82,8 +86,17 @@ def ceiling(point: Point, result: dict, cpus: int, hash_s: float | None) -> Ceil
         think = cycles_rps(model, steps, steps * hash_s)
         cores = cpus / hash_s
         shown = f"min(think cycles {think:.1f}/s, {cpus} core(s) / {hash_s * 1000:.0f} ms hash {cores:.1f}/s)"
-        return Ceiling(min(think, cores), shown)
+        return Ceiling(min(think, cores), shown, own=cores <= think)
     return None
+
+
+def own_work(stored: dict) -> bool:
+    """Whether a stored ceiling is the server's own work (`Ceiling.own`). Runs stored before it was
+    kept say so in their `why`, written above: the cores' hashes no more than the users' cycles."""
+    if "own" in stored:
+        return bool(stored["own"])
+    found = re.fullmatch(r"min\(think cycles ([\d.]+)/s, .* ms hash ([\d.]+)/s\)", str(stored.get("why", "")))
+    return found is not None and float(found.group(2)) <= float(found.group(1))
 
 
 HASH_SAMPLES = 5

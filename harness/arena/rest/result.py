@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from arena.measured.flags import Flag
 from arena.measured.measurement import Measurement, payload
+from arena.rest.ceiling import own_work
 
 HISTOGRAM_RESOLUTION = 0.001  # the share within which the engine's histograms tell two latencies apart
 
@@ -53,6 +54,7 @@ class HttpResult:
             "warmup": (self.warmup or {}).get("classification"),
             "ceiling_rps": (self.ceiling or {}).get("rps"),
             "ceiling_why": (self.ceiling or {}).get("why"),
+            "ceiling_own": own_work(self.ceiling) if self.ceiling else None,
         }
         # A count tells values apart only to one of it: ten requests is ten give or take one.
         flat |= {f"{name}_resolution": 1 / count for name, count in self._counts().items() if count}
