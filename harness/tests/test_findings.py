@@ -201,10 +201,8 @@ def test_a_value_at_its_ceiling_is_held_to_nothing_under_any_rule():
             rule.judge(along)
     # A server's own work is no load's (the hashes its cores allow, its users not thinking): reached, it
     # is the server's speed, and judged (T-5.6-a: Go at 98% of 17 hashes a second on one core).
-    own = {
-        x: dataclasses.replace(c, value=dataclasses.replace(c.value, ceiling_own=True))
-        for x, c in along.series["a"].items()
-    }
+    cells = series({"a": {1: (250, 1, 3, 0, 0.98), 2: (490, 1, 3, 0, 0.98)}}).series["a"]
+    own = {x: dataclasses.replace(c, value=dataclasses.replace(c.value, ceiling_own=True)) for x, c in cells.items()}
     assert rules.Improves(["a"], "cpus").judge(Case(True, series={"a": own})).verdict is A
 
 
