@@ -191,8 +191,12 @@ def test_a_value_at_its_ceiling_is_held_to_nothing_under_any_rule():
         Missing, match=r"at 95% or more of its ceiling of 500/s \(node 98%; 2 users' think\): set by the load"
     ):
         rules.Published(0.05).judge(at)
+    # a value the load held is a floor of the server's: at least 400 it shows, at most 600 it cannot
+    floor = rules.Limit(400, ["node"], most=False).judge(at)
+    assert floor.verdict is A and "(a floor: at 95% or more of its ceiling" in floor.because
+    assert rules.Limit(600, ["node"], most=False).judge(at).verdict is N  # below it, yet held: not against
     with pytest.raises(Missing, match="set by the load"):
-        rules.Limit(400, ["node"], most=False).judge(at)
+        rules.Limit(600, ["node"], most=True).judge(at)
     below = case({"node": (470, 1, 6, 0, 0.80, (), 590.0)}, seed={"node": 468.85})
     assert rules.Published(0.05).judge(below).verdict is A
     along = series({"a": {1: (480, 1, 3, 0, 0.96), 2: (490, 1, 3, 0, 0.98)}})

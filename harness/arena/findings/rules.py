@@ -497,16 +497,23 @@ class Limit:
         return self.of
 
     def judge(self, case: Case) -> Said:
-        case.unceiled(self.of)  # a value the load set says nothing of the runtime
         said = []
         for impl in self.of:
             v = case.value(impl)
+            # A value the load held is a floor of what the server would do: it may show it at least
+            # that much, never at most, nor less than it.
+            held = case.held([impl])
+            if held and self.most:
+                raise Missing(f"{impl} {held}")
             # The interval's near end inside the limit agrees; its far end outside disagrees.
             near, far = (v.high, v.low) if self.most else (-v.low, -v.high)
             limit = self.limit if self.most else -self.limit
             verdict = Verdict.AGREES if near <= limit else Verdict.DISAGREES if far > limit else Verdict.NO_DIFFERENCE
+            if held and verdict is Verdict.DISAGREES:
+                verdict = Verdict.NO_DIFFERENCE
             evidence = (Evidence(verdict, p_of(v.low, v.high, max(1, v.n - 1), self.limit)),)
-            said.append(Said(verdict, f"{impl} {v.show()}", evidence=evidence))
+            shown = f"{impl} {v.show()}" + (f" (a floor: {held})" if held else "")
+            said.append(Said(verdict, shown, evidence=evidence))
         return _all(said, f"at {'most' if self.most else 'least'} {self.limit:g}")
 
 
