@@ -44,6 +44,10 @@ from arena.report.tables import Column, Row, Table
 DRAWS = 400
 EFFECTS = (1.1, 1.25, 2.0)
 DECIDED = (Verdict.AGREES, Verdict.DISAGREES)
+# The power spec/findings.md asks: a quarter better found the right way in four draws of five; where
+# it is not, the repetitions a side that would find it so are looked for among MORE.
+POWER_EFFECT, POWER = 1.25, 0.8
+MORE = (6, 12, 24)
 # The rules a draw can plant an effect in: an order over implementations or along an axis, or a band.
 ORDERS = (rules.Order, rules.Best, rules.Worst, rules.Peaks, rules.Improves, rules.Worsens, rules.Jumps)
 BANDS = (rules.Ratio, rules.Similar)
@@ -87,6 +91,7 @@ class Calibrated:
     at_ceiling: bool
     aa: Rate | None
     power: dict[float, Rate | None]
+    needed: int | None = None  # repetitions a side that find x1.25 in 80% of draws; 0: more than MORE's last
 
 
 class _Remembered:
@@ -109,9 +114,11 @@ class Replayed:
     same for every test that reads them; the rest as stored. It answers the judge as `values.Index`
     does."""
 
-    def __init__(self, index: Index, tests: dict[tuple, list[tuple[Test, Plant]]], rng: random.Random) -> None:
+    def __init__(
+        self, index: Index, tests: dict[tuple, list[tuple[Test, Plant]]], rng: random.Random, slots: int = 0
+    ) -> None:
         self.kinds = index.kinds
-        self._index, self._tests, self._rng = index, tests, rng
+        self._index, self._tests, self._rng, self._slots = index, tests, rng, slots
         self._drawn: dict[tuple, list[Cell]] = {}
 
     def cells(self, kind: str, experiment: str, metric: str, higher_is_better: bool) -> list[Cell]:
@@ -119,20 +126,31 @@ class Replayed:
         if key not in self._drawn:
             cells = self._index.cells(*key)
             planted = self._tests.get(key)
-            self._drawn[key] = _drawn(planted, cells, higher_is_better, self._rng) if planted else cells
+            drawn = _drawn(planted, cells, higher_is_better, self._rng, self._slots) if planted else cells
+            self._drawn[key] = drawn
         return self._drawn[key]
 
 
-def _drawn(planted: list[tuple[Test, Plant]], cells: list[Cell], higher: bool, rng: random.Random) -> list[Cell]:
-    """The cells with new numbers for each repetition: every side of a case about one side's
-    centre, with deviations drawn from the case's own, then multiplied by every test's plant. Tests
-    of one metric read one draw, its cases the widest any of them takes (an order at each point and
-    a growth along the points: one centre along them all)."""
+def _drawn(
+    planted: list[tuple[Test, Plant]], cells: list[Cell], higher: bool, rng: random.Random, slots: int = 0
+) -> list[Cell]:
+    """The cells with new numbers for each repetition (or for `slots` repetitions, as many as a run
+    might take): every side of a case about one side's centre, with deviations drawn from the
+    case's own, then multiplied by every test's plant. Tests of one metric read one draw, its cases
+    the widest any of them takes (an order at each point and a growth along the points: one centre
+    along them all)."""
+    repetitions = [("drawn", i) for i in range(slots)]
     drawn = {}
     firsts = [_firsts(test, cells) for test, _ in planted]
     for group in _merged(cells, [test for test, _ in planted]):
         measured = [c for c in group if c.value is not None and len(c.numbers) >= 2 and min(c.numbers) > 0]
-        deviations = [d for c in measured for d in _deviations(c)]
+        shared, own = _scatter(measured)
+
+        # One move of the machine's a repetition, the same for every side measured in it.
+        def keys_of(cell: Cell) -> list:
+            return repetitions or list(cell.by_repetition)
+
+        moved = {k: rng.choice(shared) for k in sorted({k for c in group for k in keys_of(c)}, key=str)}
         donor = rng.choice(measured) if measured else None
         for cell in group:
             if donor is None or cell not in measured:
@@ -143,13 +161,16 @@ def _drawn(planted: list[tuple[Test, Plant]], cells: list[Cell], higher: bool, r
                 plant(cell, first[(case_key(test, cell), cell.impl)])
                 for (test, plant), first in zip(planted, firsts, strict=True)
             )
-            numbers = {k: math.exp(centre + rng.choice(deviations)) * factor for k in cell.by_repetition}
+            numbers = {
+                k: math.exp(centre + moved[k] + rng.choice(own)) * factor for k in repetitions or cell.by_repetition
+            }
             value = value_of(list(numbers.values()), donor.value.bounded, higher, donor.value.resolution)
             value = dataclasses.replace(
                 value,
                 ceiling=donor.value.ceiling,
                 ceiling_why=donor.value.ceiling_why,
                 ceiling_rps=donor.value.ceiling_rps,
+                ceiling_own=donor.value.ceiling_own,
             )
             drawn[id(cell)] = dataclasses.replace(
                 cell, value=value, flags=donor.flags, lost_to_engine=donor.lost_to_engine, by_repetition=numbers
@@ -184,6 +205,24 @@ def _firsts(test: Test, cells: list[Cell]) -> dict[tuple, Any]:
     for cell in sorted(cells, key=lambda c: order_key(_x(test, c))):
         firsts.setdefault((case_key(test, cell), cell.impl), _x(test, cell))
     return firsts
+
+
+def _scatter(measured: list[Cell]) -> tuple[list[float], list[float]]:
+    """What a case's sides scattered, on the logarithms, in two parts: each repetition's move that
+    every side measured in it shared (the machine's minutes: what a ratio by repetition cancels),
+    and each side's own about that (an analysis of variance by side and repetition, each part
+    widened to what one draw of it scatters). Sides that share no two repetitions have no shared
+    part: each one's deviations about its own mean."""
+    keys = sorted(set.intersection(*(set(c.by_repetition) for c in measured)), key=str) if measured else []
+    sides, reps = len(measured), len(keys)
+    if sides < 2 or reps < 2:
+        return [0.0], [d for c in measured for d in _deviations(c)] or [0.0]
+    logs = [[math.log(c.by_repetition[k]) for k in keys] for c in measured]
+    means = [statistics.fmean(side) for side in logs]
+    moves = [statistics.fmean(side[r] - mean for side, mean in zip(logs, means, strict=True)) for r in range(reps)]
+    own = [side[r] - mean - moves[r] for side, mean in zip(logs, means, strict=True) for r in range(reps)]
+    widen = math.sqrt(sides * reps / ((sides - 1) * (reps - 1)))
+    return [m * math.sqrt(reps / (reps - 1)) for m in moves], [e * widen for e in own]
 
 
 def _deviations(cell: Cell) -> list[float]:
@@ -275,9 +314,14 @@ def calibrate(index: Index, findings: list[Finding], draws: int = DRAWS, seed: i
             continue
         rng = random.Random(f"{seed}:{finding.id}")
         measured = [c for t in real.tests for _, case in t.evidence for c in case.sides() if c.value is not None]
-        at_ceiling = any(c.value.ceiling is not None and c.value.ceiling >= rules.AT_CEILING for c in measured)
+        at_ceiling = any(
+            c.value.ceiling is not None and c.value.ceiling >= rules.AT_CEILING and not c.value.ceiling_own
+            for c in measured
+        )
 
-        def run(effect: float, right: Verdict | None, rng=rng, only=only, tests=tests) -> tuple[Rate | None, list]:
+        def run(
+            effect: float, right: Verdict | None, slots: int = 0, rng=rng, only=only, tests=tests
+        ) -> tuple[Rate | None, list]:
             if right is None and effect != 1.0:
                 return None, []
             plants: dict[tuple, list] = defaultdict(list)
@@ -285,16 +329,25 @@ def calibrate(index: Index, findings: list[Finding], draws: int = DRAWS, seed: i
                 plants[(t.kind, t.experiment, t.metric, t.higher_is_better)].append((t, planted(t, effect)))
             hits, judged = 0, []
             for _ in range(draws):
-                verdict = judge(Replayed(index, plants, rng), only)
+                verdict = judge(Replayed(index, plants, rng, slots), only)
                 judged.append(verdict.tally.judged)
                 hits += verdict.verdict in DECIDED if right is None else verdict.verdict is right
             return Rate(hits, draws), judged
 
         aa, judged = run(1.0, None)
         power = {effect: run(effect, _truth(tests, effect))[0] for effect in EFFECTS}
+        # Where a quarter better is found less than four times in five, the repetitions that would
+        # find it so, drawn from the same scatter (a point the load held finds nothing at any count).
+        needed = None
+        found = power.get(POWER_EFFECT)
+        if found is not None and found.share < POWER and not at_ceiling:
+            needed = next(
+                (n for n in MORE if (r := run(POWER_EFFECT, _truth(tests, POWER_EFFECT), n)[0]) and r.share >= POWER), 0
+            )
         repetitions = min((len(c.numbers) for c in measured if c.numbers), default=0)
         rule = ", ".join(sorted({type(t.rule).__name__.lower() for t in tests}))
-        made.append(Calibrated(finding, rule, round(statistics.median(judged)), repetitions, at_ceiling, aa, power))
+        median = round(statistics.median(judged))
+        made.append(Calibrated(finding, rule, median, repetitions, at_ceiling, aa, power, needed))
     return made
 
 
@@ -308,14 +361,17 @@ def table(calibrated: list[Calibrated], draws: int) -> Table:
         Column("reps"),
         Column("A/A decided (wrong)"),
         *(Column(f"x{e:g} right") for e in EFFECTS),
+        Column(f"reps for x{POWER_EFFECT:g} at {POWER:.0%}"),
     ]
     rows = []
     for c in calibrated:
         aa = Shown(c.aa.show(), tone="bad" if c.aa.share > 0.05 else "good") if c.aa else Shown("-")
         power = [
-            Shown("-" if r is None else r.show(), tone="" if r is None else ("good" if r.share >= 0.8 else "muted"))
+            Shown("-" if r is None else r.show(), tone="" if r is None else ("good" if r.share >= POWER else "muted"))
             for r in c.power.values()
         ]
         shown_reps = f"{c.repetitions}" + (" (at ceiling)" if c.at_ceiling else "")
-        rows.append(Row([Shown(c.finding.id), Shown(c.rule), Shown(str(c.cases)), Shown(shown_reps), aa, *power]))
+        needed = {None: "-", 0: f"more than {MORE[-1]}"}.get(c.needed, str(c.needed))
+        cells = [Shown(c.finding.id), Shown(c.rule), Shown(str(c.cases)), Shown(shown_reps), aa, *power]
+        rows.append(Row([*cells, Shown(needed)]))
     return Table(columns, rows, flags=False)
