@@ -2,10 +2,10 @@
 measurements replayed under the rules many times, with nothing measured anew.
 
 Each draw gives every case of a finding's test new numbers made from what the case itself measured:
-one side's centre (chosen at random, a donor) for every side, and about it, for each repetition, a
-deviation drawn from those the case's sides showed about their own means (on the logarithms, each
-widened by sqrt(n / (n - 1)), which a mean's deviations fall short of). Identical runtimes with the
-scatter this machine gave them, then:
+one side's centre (chosen at random, a donor) for every side, and about it, for each repetition,
+the case's scatter in its two parts (`_scatter`): a move that every side measured in that
+repetition shares (the machine's minutes), and each side's own about it. Identical runtimes with
+the scatter this machine gave them, then:
 
 - **Identical runtimes** (A/A): the sides as drawn. An order is true of none of them, so a decided
   verdict (agrees or disagrees) is a wrong one. For a band (`ratio`, `similar`) the claimed side is put on the band's
@@ -15,10 +15,10 @@ scatter this machine gave them, then:
 
 A permutation of the measured repetitions would not do: every side would hold the same numbers
 in another order, so the geometric means, and every ratio of them, would be exactly 1 in every
-draw, and no rule could decide anything. Drawing the deviations anew keeps their size and shape.
-Where the machine's minutes moved the sides of a repetition together, the drawn sides do not move
-together: the ratio by repetition gains nothing from its pairing here, and the power is the
-lower for it."""
+draw, and no rule could decide anything. Drawing the scatter anew keeps its size and shape, and
+what a repetition's sides share, which a ratio by repetition cancels as it does in a run. Where a
+quarter better is found less than four times in five, draws of more repetitions (MORE) say how
+many would find it so."""
 
 from __future__ import annotations
 
