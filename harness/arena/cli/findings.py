@@ -83,10 +83,12 @@ def _calibrate(args: argparse.Namespace, console: Console) -> int:
     )
     # The bound spec/findings.md states for power: where three repetitions or more measured a point
     # the load did not hold, a quarter better is found the right way four times in five.
-    held = [c for c in made if c.repetitions >= 3 and not c.at_ceiling and c.power.get(1.25)]
-    short = [f"{c.finding.id} ({c.power[1.25].share:.0%})" for c in held if c.power[1.25].share < 0.8]
+    effect, power = calibrate.POWER_EFFECT, calibrate.POWER
+    held = [c for c in made if c.repetitions >= 3 and not c.at_ceiling and c.power.get(effect)]
+    short = [f"{c.finding.id} ({c.power[effect].share:.0%})" for c in held if c.power[effect].share < power]
     console.line(
-        f"x1.25 found the right way in 80% of draws or more in {len(held) - len(short)} of {len(held)} findings "
+        f"x{effect:g} found the right way in {power:.0%} of draws or more in {len(held) - len(short)} of "
+        f"{len(held)} findings "
         f"of three repetitions or more, not at their ceiling{': short: ' + ', '.join(short) if short else ''}."
     )
     return 0

@@ -301,7 +301,7 @@ def _extend(made: Plan, run: Callable[[list[str]], int], console: Console) -> in
     store = Store()
     try:
         judgements, _ = runs.ledger(store, [])
-        newest = [(item, _newest(item)) for item in made.items]
+        newest = [(item, _newest(item, store)) for item in made.items]
         spent = sum(r.finished - r.started for _, r in newest if r is not None and r.finished is not None)
         open_tests = {
             (j.finding.id, t.test.kind, t.test.experiment)
@@ -346,25 +346,27 @@ def _extend(made: Plan, run: Callable[[list[str]], int], console: Console) -> in
     return 0
 
 
-def _newest(item: Item) -> Run | None:
+def _newest(item: Item, store: Store | None = None) -> Run | None:
     """The newest findings run of the item's experiment (and points) alone, finished or not."""
-    return next(iter(_runs_of(item)), None)
+    return next(iter(_runs_of(item, store)), None)
 
 
-def _runs_of(item: Item) -> list[Run]:
-    """The findings runs of the item's experiment (and points) alone, newest first, finished or not."""
-    store = Store()
+def _runs_of(item: Item, store: Store | None = None) -> list[Run]:
+    """The findings runs of the item's experiment (and points) alone, newest first, finished or not;
+    read from `store` where one is open, else from a store opened for it."""
+    opened = store or Store()
     try:
         return [
             run
-            for run, _, _ in store.runs()
+            for run, _, _ in opened.runs()
             if run.kind == item.kind
             and run.suite == FINDINGS
             and run.plan.get(PLANNED[item.kind]) == [item.experiment]
             and run.plan.get("point", []) == list(item.points)
         ]
     finally:
-        store.close()
+        if store is None:
+            opened.close()
 
 
 def add_options(parser: argparse.ArgumentParser) -> None:

@@ -36,7 +36,7 @@ from arena.findings.catalog import Finding, Test
 from arena.findings.judge import case_key, judge
 from arena.findings.rules import order_key
 from arena.findings.values import Cell, Index, value_of
-from arena.findings.verdict import Verdict
+from arena.findings.verdict import ALPHA, Verdict
 from arena.measured.stats import SMALLEST_CHANGE
 from arena.report.tables import Cell as Shown
 from arena.report.tables import Column, Row, Table
@@ -114,56 +114,70 @@ class Replayed:
     same for every test that reads them; the rest as stored. It answers the judge as `values.Index`
     does."""
 
-    def __init__(
-        self, index: Index, tests: dict[tuple, list[tuple[Test, Plant]]], rng: random.Random, slots: int = 0
-    ) -> None:
+    def __init__(self, index: Index, prepared: dict[tuple, list[Group]], rng: random.Random, slots: int = 0) -> None:
         self.kinds = index.kinds
-        self._index, self._tests, self._rng, self._slots = index, tests, rng, slots
+        self._index, self._prepared, self._rng, self._slots = index, prepared, rng, slots
         self._drawn: dict[tuple, list[Cell]] = {}
 
     def cells(self, kind: str, experiment: str, metric: str, higher_is_better: bool) -> list[Cell]:
         key = (kind, experiment, metric, higher_is_better)
         if key not in self._drawn:
             cells = self._index.cells(*key)
-            planted = self._tests.get(key)
-            drawn = _drawn(planted, cells, higher_is_better, self._rng, self._slots) if planted else cells
-            self._drawn[key] = drawn
+            groups = self._prepared.get(key)
+            self._drawn[key] = _drawn(groups, cells, higher_is_better, self._rng, self._slots) if groups else cells
         return self._drawn[key]
 
 
-def _drawn(
-    planted: list[tuple[Test, Plant]], cells: list[Cell], higher: bool, rng: random.Random, slots: int = 0
-) -> list[Cell]:
-    """The cells with new numbers for each repetition (or for `slots` repetitions, as many as a run
-    might take): every side of a case about one side's centre, with deviations drawn from the
-    case's own, then multiplied by every test's plant. Tests of one metric read one draw, its cases
-    the widest any of them takes (an order at each point and a growth along the points: one centre
-    along them all)."""
-    repetitions = [("drawn", i) for i in range(slots)]
-    drawn = {}
+@dataclass(frozen=True)
+class Group:
+    """The cells of one case (or of cases several tests of one metric share), as every draw of them
+    starts: the sides with numbers to draw from, the scatter they showed in its two parts
+    (`_scatter`), and the factor each cell's numbers take from every test's plant."""
+
+    cells: list[Cell]
+    donors: list[Cell]
+    shared: list[float]
+    own: list[float]
+    factors: dict[int, float]  # by id() of the cell
+
+
+def prepared(planted: list[tuple[Test, Plant]], cells: list[Cell]) -> list[Group]:
+    """The cells' groups, worked out once for every draw of them."""
     firsts = [_firsts(test, cells) for test, _ in planted]
+    groups = []
     for group in _merged(cells, [test for test, _ in planted]):
-        measured = [c for c in group if c.value is not None and len(c.numbers) >= 2 and min(c.numbers) > 0]
-        shared, own = _scatter(measured)
-
-        # One move of the machine's a repetition, the same for every side measured in it.
-        def keys_of(cell: Cell) -> list:
-            return repetitions or list(cell.by_repetition)
-
-        moved = {k: rng.choice(shared) for k in sorted({k for c in group for k in keys_of(c)}, key=str)}
-        donor = rng.choice(measured) if measured else None
-        for cell in group:
-            if donor is None or cell not in measured:
-                drawn[id(cell)] = cell
-                continue
-            centre = statistics.fmean(math.log(x) for x in donor.numbers)
-            factor = math.prod(
+        donors = [c for c in group if c.value is not None and len(c.numbers) >= 2 and min(c.numbers) > 0]
+        factors = {
+            id(cell): math.prod(
                 plant(cell, first[(case_key(test, cell), cell.impl)])
                 for (test, plant), first in zip(planted, firsts, strict=True)
             )
-            numbers = {
-                k: math.exp(centre + moved[k] + rng.choice(own)) * factor for k in repetitions or cell.by_repetition
-            }
+            for cell in donors
+        }
+        groups.append(Group(group, donors, *_scatter(donors), factors))
+    return groups
+
+
+def _drawn(groups: list[Group], cells: list[Cell], higher: bool, rng: random.Random, slots: int = 0) -> list[Cell]:
+    """The cells with new numbers for each repetition (or for `slots` repetitions, as many as a run
+    might take): every side of a case about one side's centre, with the case's scatter drawn anew,
+    then multiplied by its plants' factor. Tests of one metric read one draw, its cases the widest
+    any of them takes (an order at each point and a growth along the points: one centre along them
+    all)."""
+    repetitions = [("drawn", i) for i in range(slots)]
+    drawn = {}
+    for group in groups:
+        keys = {id(cell): repetitions or list(cell.by_repetition) for cell in group.cells}
+        # One move of the machine's a repetition, the same for every side measured in it.
+        moved = {k: rng.choice(group.shared) for k in sorted({k for ks in keys.values() for k in ks}, key=str)}
+        donor = rng.choice(group.donors) if group.donors else None
+        for cell in group.cells:
+            if donor is None or id(cell) not in group.factors:
+                drawn[id(cell)] = cell
+                continue
+            centre = statistics.fmean(math.log(x) for x in donor.numbers)
+            factor = group.factors[id(cell)]
+            numbers = {k: math.exp(centre + moved[k] + rng.choice(group.own)) * factor for k in keys[id(cell)]}
             value = value_of(list(numbers.values()), donor.value.bounded, higher, donor.value.resolution)
             value = dataclasses.replace(
                 value,
@@ -314,10 +328,7 @@ def calibrate(index: Index, findings: list[Finding], draws: int = DRAWS, seed: i
             continue
         rng = random.Random(f"{seed}:{finding.id}")
         measured = [c for t in real.tests for _, case in t.evidence for c in case.sides() if c.value is not None]
-        at_ceiling = any(
-            c.value.ceiling is not None and c.value.ceiling >= rules.AT_CEILING and not c.value.ceiling_own
-            for c in measured
-        )
+        at_ceiling = any(c.value.held for c in measured)
 
         def run(
             effect: float, right: Verdict | None, slots: int = 0, rng=rng, only=only, tests=tests
@@ -327,9 +338,10 @@ def calibrate(index: Index, findings: list[Finding], draws: int = DRAWS, seed: i
             plants: dict[tuple, list] = defaultdict(list)
             for t in tests:
                 plants[(t.kind, t.experiment, t.metric, t.higher_is_better)].append((t, planted(t, effect)))
+            groups = {key: prepared(each, index.cells(*key)) for key, each in plants.items()}
             hits, judged = 0, []
             for _ in range(draws):
-                verdict = judge(Replayed(index, plants, rng, slots), only)
+                verdict = judge(Replayed(index, groups, rng, slots), only)
                 judged.append(verdict.tally.judged)
                 hits += verdict.verdict in DECIDED if right is None else verdict.verdict is right
             return Rate(hits, draws), judged
@@ -365,7 +377,7 @@ def table(calibrated: list[Calibrated], draws: int) -> Table:
     ]
     rows = []
     for c in calibrated:
-        aa = Shown(c.aa.show(), tone="bad" if c.aa.share > 0.05 else "good") if c.aa else Shown("-")
+        aa = Shown(c.aa.show(), tone="bad" if c.aa.share > ALPHA else "good") if c.aa else Shown("-")
         power = [
             Shown("-" if r is None else r.show(), tone="" if r is None else ("good" if r.share >= POWER else "muted"))
             for r in c.power.values()

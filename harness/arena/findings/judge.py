@@ -144,7 +144,8 @@ def _tested(index: Index, test: Test) -> Tested:
             f"at {', '.join(map(_label, points))}; the seed's point: {_label(test.seed_point)}, "
             f"whose regime they keep: {test.stand_in}"
         )
-    return _concluded(Tested(test, Verdict.NOT_TESTED, cases, "", stand_in, evidence, lacking=lacking))
+    # Its verdict is made once its cases are corrected with the finding's others (`_corrected`).
+    return Tested(test, Verdict.NOT_TESTED, cases, "", stand_in, evidence, lacking=lacking)
 
 
 def _concluded(t: Tested) -> Tested:

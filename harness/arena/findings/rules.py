@@ -13,6 +13,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from arena.findings import pooled
 from arena.findings.values import (
+    AT_CEILING,
     Cell,
     Value,
     above,
@@ -29,9 +30,6 @@ from arena.findings.verdict import Evidence, Said, Verdict, banded, combined, of
 from arena.measured import stats
 from arena.measured.flags import Flag
 from arena.measured.stats import NO_INTERVAL, SMALLEST_CHANGE, Summary, ratio
-
-# A side that reached this share of its point's ceiling was held there by the load (rest/ceiling.py).
-AT_CEILING = 0.95
 
 
 class Missing(Exception):
@@ -89,9 +87,6 @@ class Case:
         self.value(impl)
         return self.cells[impl]
 
-    def versus(self, a: str, b: str) -> int:
-        return self.told(self.measured(a), self.measured(b))
-
     def told(self, a: Cell, b: Cell, least: float = SMALLEST_CHANGE) -> int:
         """+1 where A is better than B by at least `least`, -1 where B is, 0 where they are not told
         apart: by their repetitions' ratios where each repetition measured both (values.paired),
@@ -130,7 +125,7 @@ class Case:
         set that number, and a trend or a band along the axis would hold the load to itself."""
         for x, cell in sorted(self.series.get(impl, {}).items(), key=lambda item: order_key(item[0])):
             v = cell.value
-            if v is not None and v.ceiling is not None and v.ceiling >= AT_CEILING and not v.ceiling_own:
+            if v is not None and v.held:
                 limit = f" of {v.ceiling_rps:,.0f}/s" if v.ceiling_rps else ""
                 raise Missing(
                     f"{impl} at {x}: {v.ceiling:.0%} of its ceiling{limit} ({v.ceiling_why}): set by the load"
@@ -314,11 +309,16 @@ def _band(values: dict[str, Value], within: float, claim: str) -> Said:
     else:
         verdict, told = Verdict.NO_DIFFERENCE, f"the intervals do not tell whether within {within:.0%}"
     # Ranked by the two values furthest apart: the highest over the lowest against the band's end.
-    lowest, highest = min(values.values(), key=lambda v: v.median), max(values.values(), key=lambda v: v.median)
+    lowest, highest = _extremes(values)
     r = ratio(_summary(lowest), _summary(highest))
     dof = max(1, min(lowest.n, highest.n) - 1)
     p = p_band(r.low, r.high, dof, 1 / (1 + within), 1 + within) if r and r.low is not None else 1.0
     return Said(verdict, f"{shown}: {told}", evidence=(Evidence(verdict, p),))
+
+
+def _extremes(values: dict[str, Value]) -> tuple[Value, Value]:
+    """The values of the lowest and the highest median: the pair a band's p is ranked by."""
+    return min(values.values(), key=lambda v: v.median), max(values.values(), key=lambda v: v.median)
 
 
 def _paired_band(shown: str, ratios: dict[str, stats.Ratio], within: float, claim: str) -> Said:
@@ -377,7 +377,7 @@ class Similar:
         else:
             verdict, told = Verdict.NO_DIFFERENCE, f"the intervals do not tell whether within {self.within_ms:g} ms"
         # Ranked by the two furthest apart: their difference, its half-width theirs together.
-        lowest, highest = min(values.values(), key=lambda v: v.median), max(values.values(), key=lambda v: v.median)
+        lowest, highest = _extremes(values)
         gap = (highest.low + highest.high - lowest.low - lowest.high) / 2
         half = math.hypot((highest.high - highest.low) / 2, (lowest.high - lowest.low) / 2)
         dof = max(1, min(lowest.n, highest.n) - 1)

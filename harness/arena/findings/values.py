@@ -28,6 +28,8 @@ from arena.measured.stats import (
 
 # The metrics a point's ceiling bounds (rest/ceiling.py): the requests it answered, and their rate.
 CEILED = {"ok_requests", "requests", "rps", "ok_rps"}
+# A side that reached this share of its point's ceiling was held there by the load (rest/ceiling.py).
+AT_CEILING = 0.95
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,11 @@ class Value:
     ceiling_why: str = ""
     ceiling_rps: float | None = None  # the ceiling itself: the same for every side the load bounds
     ceiling_own: bool = False  # the server's own work (its cores' hashes), not the load's: it reached it itself
+
+    @property
+    def held(self) -> bool:
+        """Whether the load held it: at AT_CEILING or more of a ceiling that is not the server's own work."""
+        return self.ceiling is not None and self.ceiling >= AT_CEILING and not self.ceiling_own
 
     def show(self) -> str:
         shown = _number(self.median)
