@@ -55,9 +55,11 @@ def test_identical_runtimes_are_no_difference_and_the_rules_decide_their_orders_
     # Its first test, Scala's spawn the slowest at each count: the growth beside it tells a ratio of
     # four cells, which three repetitions of a noisy fake tell only past x2.
     worst = dataclasses.replace(v_fig4b, tests=v_fig4b.tests[:1])
-    (made,) = calibrate.calibrate(index, [worst], draws=200)
+    (made,) = calibrate.calibrate(index, [worst], draws=400)
     assert made.cases == len(PROCS) and made.repetitions == 3
-    assert made.aa is not None and made.aa.share <= 0.05, made.aa.show()  # wrong at most as often as promised
+    # Wrong at most as often as promised, within what 400 draws can tell: this data is a real run's,
+    # its scatter the machine's at the time, and a rule right at 5% shows 6% in some runs of it.
+    assert made.aa is not None and not made.aa.above(0.05), made.aa.show()
     # How often a planted effect is found rests on this machine's scatter: more often the larger it is.
     found = [made.power[e].share for e in calibrate.EFFECTS]
     assert found == sorted(found) and found[-1] >= 0.5, found
@@ -108,6 +110,8 @@ def test_a_rate_has_wilsons_interval():
     low, high = rate.interval()
     assert rate.share == 0.05 and low == pytest.approx(0.0275, abs=0.001) and high == pytest.approx(0.0895, abs=0.001)
     assert calibrate.Rate(0, 100).interval()[0] == 0.0
+    # Above a bound only where the interval is: 28 of 400 (7%) is within what 400 draws tell of 5%.
+    assert not calibrate.Rate(28, 400).above(0.05) and calibrate.Rate(40, 400).above(0.05)
 
 
 def test_a_planted_effect_moves_the_claimed_side_the_claimed_way():

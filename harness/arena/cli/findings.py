@@ -73,13 +73,16 @@ def _calibrate(args: argparse.Namespace, console: Console) -> int:
     made = calibrate.calibrate(index, findings_catalog.load(), args.draws)
     console.line('How often the verdict rules are wrong (spec/findings.md, "The judge is judged")', style="bold")
     terminal.table(console, calibrate.table(made, args.draws))
-    wrong = [c.finding.id for c in made if c.aa and c.aa.share > ALPHA]
+    wrong = [c.finding.id for c in made if c.aa and c.aa.above(ALPHA)]
+    near = [f"{c.finding.id} ({c.aa.share:.1%})" for c in made if c.aa and c.aa.share > ALPHA and not c.aa.above(ALPHA)]
     planted = ", ".join(f"x{e:g}" for e in calibrate.EFFECTS)
     console.line(
         f"{len(made)} findings replayed {args.draws} times each on A/A data (identical runtimes with the scatter "
         f"measured: a decided verdict is wrong) and with one side planted {planted} "
         f"better (an order) or past its band's edge (a band); {len(wrong)} decided on A/A data in more than "
-        f"{ALPHA:.0%} of draws{': ' + ', '.join(wrong) if wrong else ''}."
+        f"{ALPHA:.0%} of draws beyond what the draws can tell{': ' + ', '.join(wrong) if wrong else ''}"
+        + (f"; above {ALPHA:.0%} within it: {', '.join(near)}" if near else "")
+        + "."
     )
     # The bound spec/findings.md states for power: where three repetitions or more measured a point
     # the load did not hold, a quarter better is found the right way four times in five.
