@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import http.server
 import json
+import re
 import select
 import socket
 import threading
@@ -15,7 +16,7 @@ from typing import ClassVar
 
 import pytest
 
-from arena.checks import clients
+from arena.checks import clients, verify
 from arena.checks.client import Client
 from arena.checks.expect import Context
 
@@ -37,6 +38,19 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if self.fault == "one-answer-a-connection":
             self.close_connection = True
 
+    def parse_request(self) -> bool:
+        if self.fault == "any-version":  # read as HTTP/1.1 whatever it said, as Node's parser did
+            self.raw_requestline = re.sub(rb"HTTP/\d\.\d", b"HTTP/1.1", self.raw_requestline)
+        # Python's server answers what it takes for HTTP/0.9 (a line without a version, or
+        # HTTP/2.0 and later) without a status line, and serves HTTP/0.9: refused here instead.
+        words = self.raw_requestline.split()
+        if len(words) == 3 and words[2].startswith(b"HTTP/1."):
+            return super().parse_request()
+        self.command, self.requestline = None, self.raw_requestline.decode("latin-1").strip()
+        self.request_version, self.close_connection = "HTTP/1.1", True
+        self.send_error(505 if len(words) == 3 and words[2].startswith(b"HTTP/") else 400)
+        return False
+
     def do_GET(self) -> None:
         if self.fault == "host-required" and "Host" not in self.headers:
             self.answer(400, b"no Host")
@@ -44,13 +58,19 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.close_connection = True  # taken for a client that left: no answer
         elif self.path == "/":
             self.answer(200, b"OK")
+        elif self.path.startswith("/long-operation?n="):
+            self.answer(400, b"n out of range")
         elif self.path.startswith("/user/get/") and self.path[10:] in self.users:
             self.answer(200, self.users[self.path[10:]], "application/json")
         else:
             self.answer(404, b"not found")
 
     def do_POST(self) -> None:
-        length = int(self.headers["Content-Length"])
+        length = self.headers.get("Content-Length", "")
+        if not length.isdigit():
+            self.answer(400, b"no length")  # chunked or malformed: the contract's bodies have one
+            return
+        length = int(length)
         if length > 65536:
             self.answer(413, b"too large")
             return
@@ -58,7 +78,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if self.fault == "half-close-aborts" and self._half_closed():
             self.close_connection = True
             return
-        self.users[self.path[10:]] = json.dumps(json.loads(body)).encode()
+        try:
+            self.users[self.path[10:]] = json.dumps(json.loads(body)).encode()
+        except ValueError:
+            self.answer(400, b"not JSON")
+            return
         self.answer(200, b"OK")
 
     def handle_expect_100(self) -> bool:
@@ -92,6 +116,7 @@ CHECKS = [
     clients.check_pipelining,
     clients.check_half_close,
     clients.check_expect_continue,
+    clients.check_http_version,
 ]
 
 
@@ -109,12 +134,24 @@ def test_a_server_that_follows_the_rfcs_passes(check):
         ("one-answer-a-connection", clients.check_pipelining, "#2: GET /nope"),
         ("half-close-aborts", clients.check_half_close, "half-close"),
         ("expect-ignored", clients.check_expect_continue, "the client waited"),
+        ("any-version", clients.check_http_version, "GET / HTTP/2.0"),
     ],
 )
 def test_a_server_that_gets_one_thing_wrong_fails_its_check(fault, check, said):
     with served(fault) as ctx:
         check(ctx)
     assert ctx.problems and said in ctx.problems[0].text
+
+
+def test_a_server_that_drops_answers_on_a_half_close_is_told_so_by_the_malformed_burst():
+    """The burst half-closes after each payload: a server that drops answers then must read as a
+    half-close failure, not as a wrong answer to the request that happened to be checked."""
+    with served("half-close-aborts") as ctx:
+        verify.check_malformed_burst(ctx)
+    texts = [problem.text for problem in ctx.problems]
+    overflow = "GET /long-operation?n=99999999999999999999999, then the client shuts its sending side"
+    assert [t for t in texts if overflow in t and "see the half-close check" in t], texts
+    assert not [t for t in texts if "(connection closed, no answer)" in t], texts
 
 
 def test_answers_that_arrive_together_are_read_apart():

@@ -73,12 +73,14 @@ class Client:
     def post_json(self, path: str, value: object, conn: http.client.HTTPConnection | None = None) -> Reply:
         return self.call("POST", path, json.dumps(value), conn=conn)
 
-    def raw(self, payload: bytes, read_timeout: float = 3.0) -> bytes:
-        """Sends bytes as they are and returns what came back before the server closed or went quiet."""
+    def raw(self, payload: bytes, read_timeout: float = 3.0, half_close: bool = True) -> bytes:
+        """Sends bytes as they are, then (`half_close`) shuts the sending side, and returns what came
+        back before the server closed or went quiet."""
         with socket.create_connection((HOST, self.port), timeout=read_timeout) as sock:
             try:
                 sock.sendall(payload)
-                sock.shutdown(socket.SHUT_WR)
+                if half_close:
+                    sock.shutdown(socket.SHUT_WR)
             except OSError:
                 return b""
             received = b""

@@ -8,6 +8,9 @@ conformance check on the main server, over a raw socket to 127.0.0.1:
   clients do, answered each in turn, in the order sent (RFC 9112, 9.3.2);
 - half-close: a client that shuts its sending side after its request (a shell's `nc -N`, some
   proxies) still gets its answer (RFC 9112, 9.6);
+- another HTTP version: `GET / HTTP/2.0` on a plain connection (a client or proxy that took the
+  port for h2c) is refused, not answered as HTTP/1.1: 505 (RFC 9110, 15.6.6), or the 400 of a
+  parser that refuses it before any handler sees it;
 - `Expect: 100-continue`, which curl sends before a large body: the server says 100 Continue
   and reads the body, or answers at once with a final status; a server that says neither makes the
   client wait for its own timeout (curl's is one second) before each such request.
@@ -171,6 +174,27 @@ def check_half_close(ctx: Context) -> None:
             if (answer.status, answer.body) != (status, body):
                 ctx.fail(request, f"{status} {body!r}", answer.brief())
     ctx.expect_json(ctx.client.call("GET", "/user/get/halfclosed"), {"half": "closed"})
+
+
+UNSUPPORTED_VERSIONS = ("2.0", "0.9")
+
+
+def check_http_version(ctx: Context) -> None:
+    for version in UNSUPPORTED_VERSIONS:
+        request = f"GET / HTTP/{version} (a version the contract does not speak)"
+        with Connection.to(ctx.client.port) as conn:
+            conn.send(f"GET / HTTP/{version}\r\nHost: 127.0.0.1\r\n\r\n".encode())
+            try:
+                line = conn.reader.readline(1024)
+            except OSError as err:
+                ctx.fail(request, "505 HTTP Version Not Supported", _broken(err))
+                continue
+        # The status alone: some servers answer in the version they were asked in ("HTTP/2.0 505").
+        status = line.split(None, 2)[1:2]
+        if line and status not in ([b"505"], [b"400"]):
+            ctx.fail(
+                request, "505 HTTP Version Not Supported (or 400, refused by the parser)", line[:80].decode("latin-1")
+            )
 
 
 def _expecting(conn: Connection, path: str, body: bytes) -> tuple[Answer, bool]:

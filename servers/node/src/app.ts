@@ -115,6 +115,14 @@ export function createApp({ config, helloHtml, store, records, nextHello }: AppD
   app.set('case sensitive routing', true);
   app.set('strict routing', true);
 
+  // Node's parser reads any version it can parse (`GET / HTTP/2.0` on a plain connection, even
+  // HTTP/0.9) and Express would answer it as HTTP/1.1: a version this server does not speak is a
+  // 505 (RFC 9110, 15.6.6).
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    if (req.httpVersionMajor === 1) next();
+    else sendText(res, 505, 'HTTP version not supported');
+  });
+
   app.param('username', (_req: Request, _res: Response, next: NextFunction, name: string) => {
     next(isValidUsername(name) ? undefined : new HttpError(400, 'invalid username'));
   });

@@ -7,7 +7,7 @@ import { BODY_LIMIT, createApp } from '../src/app.ts';
 import pg from 'pg';
 import { listen } from '../src/server.ts';
 import { MapStore } from '../src/store.ts';
-import { freePort, request, timed } from './http.ts';
+import { freePort, raw, request, timed } from './http.ts';
 
 const HELLO = Buffer.from('<!DOCTYPE html><p>héllo</p>\n');
 const config = { bcryptCost: 4, longPollMs: 200, helloDelayMs: 400, helloDelayEvery: 3, sortN: 10 };
@@ -50,6 +50,14 @@ describe('the Express app on a listening server', () => {
     const slow = answers.filter(([, ms]) => ms >= 350).length;
     const fast = answers.filter(([, ms]) => ms < 200).length;
     assert.deepEqual([slow, fast], [2, 4]);
+  });
+
+  // Those Node's parser reads: it refuses others (HTTP/3.0, HTTP/9.9) with its own 400.
+  it('answers a version other than HTTP/1.x with 505', async () => {
+    for (const version of ['2.0', '0.9']) {
+      assert.match(await raw(base, `GET / HTTP/${version}\r\nHost: x\r\n\r\n`), /^HTTP\/1\.1 505 /, version);
+    }
+    assert.match(await raw(base, 'GET / HTTP/1.0\r\n\r\n'), /^HTTP\/1\.1 200 /);
   });
 
   it('sets and verifies passwords', async () => {

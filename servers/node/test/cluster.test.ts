@@ -2,11 +2,10 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { connect } from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
-import { freePort, request, timed } from './http.ts';
+import { freePort, raw, request, timed } from './http.ts';
 
 const MAIN = fileURLToPath(new URL('../src/main.js', import.meta.url));
 
@@ -54,25 +53,15 @@ test('two workers share one store and one /hello counter; SIGTERM exits 0', asyn
   assert.ok(ms < 2000, `${ms} ms`);
 });
 
-/** POSTs `body` to `path` on a raw connection, shuts the sending side (half-close), and reads to the end. */
-async function halfClosedPost(base: string, path: string, body: string): Promise<string> {
-  const { hostname, port } = new URL(base);
-  const socket = connect(Number(port), hostname);
-  await once(socket, 'connect');
-  socket.end(`POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
-  let answer = '';
-  socket.on('data', (chunk: Buffer) => (answer += chunk));
-  await once(socket, 'close');
-  return answer;
-}
-
 // A key of the other worker's shard is answered only after a round trip through the primary:
 // a client that half-closed meanwhile (`nc -N`, some proxies) must still get its answer.
 test('a client that half-closes after its request still gets the answer', async () => {
   const { child, base } = await start({});
   try {
     for (let i = 0; i < 20; i++) {
-      const answer = await halfClosedPost(base, `/user/set/half${i}`, '{"half":"closed"}');
+      const body = '{"half":"closed"}';
+      const head = `POST /user/set/half${i} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json`;
+      const answer = await raw(base, `${head}\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
       assert.match(answer, /^HTTP\/1\.1 200 /, `half${i}`);
     }
   } finally {

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { request as httpRequest } from 'node:http';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 
 export interface Answer {
   status: number;
@@ -52,4 +52,16 @@ export async function freePort(): Promise<number> {
   const { port } = server.address() as { port: number };
   server.close();
   return port;
+}
+
+/** Sends `bytes` as they are on a new connection, ends its sending side, and returns all it got back. */
+export async function raw(base: string, bytes: string): Promise<string> {
+  const { hostname, port } = new URL(base);
+  const socket = connect(Number(port), hostname);
+  await once(socket, 'connect');
+  let answer = '';
+  socket.on('data', (chunk: Buffer) => (answer += chunk));
+  socket.end(bytes);
+  await once(socket, 'close');
+  return answer;
 }
