@@ -6,7 +6,8 @@ import time
 import psutil
 import pytest
 
-from arena.host.process import Sampler, Server, ServerError, free_port, running, tree_of
+from arena.checks import records
+from arena.host.process import DB_POOL, Sampler, Server, ServerError, contract_env, free_port, running, tree_of
 from arena.impls import catalog
 from conftest import write_manifest
 
@@ -18,6 +19,15 @@ def test_running_server_gets_contract_env_and_budget(fake):
         log = server.log.read_text()
     assert f"fake server on {port} cpus 1 budget budget-1" in log
     assert not server.alive()
+
+
+def test_a_budget_past_the_default_pool_gets_a_connection_a_core():
+    """A server of one process a core refuses a pool smaller than its processes: past the default's
+    cores, every server is given one a core, unless the command set the pool itself."""
+    assert "ARENA_DB_POOL" not in contract_env(8000, DB_POOL)
+    assert contract_env(8000, 16)["ARENA_DB_POOL"] == "16"
+    assert contract_env(8000, 16, {"ARENA_DB_POOL": "32"})["ARENA_DB_POOL"] == "32"
+    assert [records.pool(cpus) for cpus in (1, 2, 3, 4, 16)] == [3, 3, 3, 4, 16]
 
 
 def test_stop_ends_the_whole_tree(tmp_path):

@@ -26,6 +26,7 @@ class Context:
     client: Client
     hello: bytes
     db: Database | None = None  # the database behind /record
+    pool: int = 0  # the ARENA_DB_POOL the server was given
     server: Processes | None = None  # the server's processes, whose memory the abuse checks watch
     measured: dict[str, float] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)

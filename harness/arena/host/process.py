@@ -57,13 +57,19 @@ def port_in_use(port: int) -> bool:
         return sock.connect_ex(("127.0.0.1", port)) == 0
 
 
+DB_POOL = 8  # spec/README.md's default ARENA_DB_POOL
+
+
 def contract_env(port: int, cpus: int, settings: dict[str, str] | None = None) -> dict[str, str]:
-    """The ARENA_* variables of spec/README.md, with the given overrides."""
+    """The ARENA_* variables of spec/README.md, with the given overrides. Past DB_POOL cores, a
+    pool of one connection a core, every server alike: a server of one process a core gives each
+    its share of the pool and refuses a pool smaller than its processes (spec/README.md)."""
     env = {
         "ARENA_HOST": "127.0.0.1",
         "ARENA_PORT": str(port),
         "ARENA_CPUS": str(cpus),
         "ARENA_DATA_DIR": str(SPEC / "data"),
+        **({"ARENA_DB_POOL": str(cpus)} if cpus > DB_POOL else {}),
     }
     env.update(settings or {})
     return env
