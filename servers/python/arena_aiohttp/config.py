@@ -72,6 +72,14 @@ def _integer(env: Mapping[str, str], name: str, default: int, low: int, high: in
     return value
 
 
+def _text(env: Mapping[str, str], name: str, default: str | None) -> str | None:
+    """A setting that is text: set but empty is malformed, as a number's is (spec/README.md)."""
+    raw = env.get(name)
+    if raw == "":
+        raise ConfigError(f"{name} is set but empty (leave it unset for its default)")
+    return default if raw is None else raw
+
+
 def parse_db_url(raw: str) -> Database:
     """A libpq-style connection URI: a scheme, user, host and database are required; password and
     port are optional; user, password and database may be percent-encoded. Query parameters are
@@ -103,9 +111,9 @@ def load(env: Mapping[str, str]) -> Config:
             f"ARENA_DB_POOL={db_pool} is below the {cpus} worker processes of ARENA_CPUS={cpus}: "
             "each needs at least one connection"
         )
-    db_url = env.get("ARENA_DB_URL") or None  # set but empty: unset, as the other servers read it
+    db_url = _text(env, "ARENA_DB_URL", None)
     return Config(
-        host=env.get("ARENA_HOST", "127.0.0.1"),
+        host=_text(env, "ARENA_HOST", "127.0.0.1"),
         port=_integer(env, "ARENA_PORT", 8080, 1, 65535),
         cpus=cpus,
         bcrypt_cost=_integer(env, "ARENA_BCRYPT_COST", 10, 4, 31),
@@ -113,7 +121,7 @@ def load(env: Mapping[str, str]) -> Config:
         hello_delay_ms=_integer(env, "ARENA_HELLO_DELAY_MS", 2000, 0),
         hello_delay_every=_integer(env, "ARENA_HELLO_DELAY_EVERY", 10, 1),
         sort_n=_integer(env, "ARENA_SORT_N", 50000, 1, 200000),
-        data_dir=env.get("ARENA_DATA_DIR", "../../spec/data"),
+        data_dir=_text(env, "ARENA_DATA_DIR", "../../spec/data"),
         db=parse_db_url(db_url) if db_url is not None else None,
         db_pool=db_pool,
     )

@@ -50,8 +50,10 @@ def test_pool_must_cover_every_worker():
     assert load({"ARENA_CPUS": "4", "ARENA_DB_POOL": "4"}).pool_per_worker == 1
 
 
-def test_empty_db_url_is_unset():
-    assert load({"ARENA_DB_URL": ""}).db is None
+@pytest.mark.parametrize("name", ["ARENA_DB_URL", "ARENA_HOST", "ARENA_DATA_DIR", "ARENA_PORT"])
+def test_a_setting_set_but_empty_is_malformed(name):
+    with pytest.raises(ConfigError, match=name):
+        load({name: ""})
 
 
 @pytest.mark.parametrize(
