@@ -95,6 +95,11 @@ def test_a_quarter_better_is_found_four_times_in_five_at_three_repetitions_of_fi
     v_fig4b = next(f for f in catalog.load() if f.id == "V-Fig4b")
     (made,) = calibrate.calibrate(Index(spawned), [dataclasses.replace(v_fig4b, tests=v_fig4b.tests[:1])], draws=200)
     assert made.aa.share <= 0.05 and made.power[1.25].share >= 0.8, (made.aa.show(), made.power[1.25].show())
+    # A claim that needs more cases than were judged cannot agree: no power is drawn for it.
+    needy = dataclasses.replace(v_fig4b, tests=[dataclasses.replace(v_fig4b.tests[0], least_cases=len(PROCS) + 1)])
+    (made,) = calibrate.calibrate(Index(spawned), [needy], draws=20)
+    assert made.short_of == f"{len(PROCS)} of {len(PROCS) + 1} cases" and set(made.power.values()) == {None}
+    assert made.aa is not None and made.needed is None
 
 
 def test_calibrate_prints_the_table_and_refuses_what_it_cannot_replay(tmp_path, monkeypatch, capsys):

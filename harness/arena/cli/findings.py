@@ -92,7 +92,9 @@ def _calibrate(args: argparse.Namespace, console: Console) -> int:
     console.line(
         f"x{effect:g} found the right way in {power:.0%} of draws or more in {len(held) - len(short)} of "
         f"{len(held)} findings "
-        f"of three repetitions or more, not at their ceiling{': short: ' + ', '.join(short) if short else ''}."
+        f"of three repetitions or more, not at their ceiling{': short: ' + ', '.join(short) if short else ''}"
+        + "".join(f"; {c.finding.id} cannot agree: {c.short_of} judged" for c in made if c.short_of)
+        + "."
     )
     return 0
 

@@ -98,6 +98,9 @@ class Calibrated:
     aa: Rate | None
     power: dict[float, Rate | None]
     needed: int | None = None  # repetitions a side that find x1.25 in 80% of draws; 0: more than MORE's last
+    # A test whose claim needs more cases than the run could judge, as "2 of 3 cases": it can never
+    # agree, so no planted effect is found, at any count of repetitions.
+    short_of: str = ""
 
 
 class _Remembered:
@@ -335,6 +338,14 @@ def calibrate(index: Index, findings: list[Finding], draws: int = DRAWS, seed: i
         rng = random.Random(f"{seed}:{finding.id}")
         measured = [c for t in real.tests for _, case in t.evidence for c in case.sides() if c.value is not None]
         at_ceiling = any(c.value.held for c in measured)
+        short_of = next(
+            (
+                f"{judged} of {t.test.least_cases} cases"
+                for t in real.tests
+                if (judged := sum(s.verdict is not Verdict.NOT_TESTED for s in t.cases)) < t.test.least_cases
+            ),
+            "",
+        )
 
         def run(
             effect: float, right: Verdict | None, slots: int = 0, rng=rng, only=only, tests=tests
@@ -353,7 +364,9 @@ def calibrate(index: Index, findings: list[Finding], draws: int = DRAWS, seed: i
             return Rate(hits, draws), judged
 
         aa, judged = run(1.0, None)
-        power = {effect: run(effect, _truth(tests, effect))[0] for effect in EFFECTS}
+        # An agreement the cases cannot reach is no power to measure (`short_of`).
+        reachable = not short_of or _truth(tests, POWER_EFFECT) is not Verdict.AGREES
+        power = {effect: run(effect, _truth(tests, effect))[0] if reachable else None for effect in EFFECTS}
         # Where a quarter better is found less than four times in five, the repetitions that would
         # find it so, drawn from the same scatter (a point the load held finds nothing at any count).
         needed = None
@@ -365,7 +378,7 @@ def calibrate(index: Index, findings: list[Finding], draws: int = DRAWS, seed: i
         repetitions = min((len(c.numbers) for c in measured if c.numbers), default=0)
         rule = ", ".join(sorted({type(t.rule).__name__.lower() for t in tests}))
         median = round(statistics.median(judged))
-        made.append(Calibrated(finding, rule, median, repetitions, at_ceiling, aa, power, needed))
+        made.append(Calibrated(finding, rule, median, repetitions, at_ceiling, aa, power, needed, short_of))
     return made
 
 
@@ -389,6 +402,7 @@ def table(calibrated: list[Calibrated], draws: int) -> Table:
             for r in c.power.values()
         ]
         shown_reps = f"{c.repetitions}" + (" (at ceiling)" if c.at_ceiling else "")
+        shown_reps += f" ({c.short_of}: cannot agree)" if c.short_of else ""
         needed = {None: "-", 0: f"more than {MORE[-1]}"}.get(c.needed, str(c.needed))
         cells = [Shown(c.finding.id), Shown(c.rule), Shown(str(c.cases)), Shown(shown_reps), aa, *power]
         rows.append(Row([*cells, Shown(needed)]))
