@@ -39,7 +39,7 @@ def run(kind: Kind, options: argparse.Namespace, console: Console) -> int:
         # A new run is recorded once it is prepared: one whose preparation fails leaves nothing behind.
         batch = kind.prepare(plan, store.measurements(resumed.id) if resumed else [], console)
         try:  # what the batch started (a server, a database) is stopped however measuring ends
-            current = resumed or _start(store, kind, plan)
+            current = store.resume_run(resumed.id) if resumed else _start(store, kind, plan)
             console.line(f"\nrun {current.name}, in {store.path}: Ctrl-C keeps what is finished, --resume continues")
             try:
                 _measure(batch, kind, store, current, console)

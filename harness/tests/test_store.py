@@ -138,6 +138,37 @@ def test_a_store_from_before_runs_recorded_an_interruption_is_upgraded(tmp_path)
     upgraded.close()
 
 
+def test_a_store_from_before_runs_counted_their_stops_is_upgraded(tmp_path):
+    """Schema 2 had no `paused` column: its runs read as never stopped."""
+    path = tmp_path / "v2.sqlite"
+    db = Store(path)
+    db.start_run("r1", "quick", {"kind": "http"}, {}, "abc", False)
+    db.db.executescript("ALTER TABLE runs DROP COLUMN paused; PRAGMA user_version = 2;")
+    db.close()
+    upgraded = Store(path)
+    assert upgraded.run_by_name("r1").paused == 0.0
+    assert upgraded.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    upgraded.close()
+
+
+def test_a_resumed_run_leaves_the_time_it_stood_stopped_out_of_its_measuring(tmp_path):
+    """A machine that restarts records no signal: the stop is counted from the run's last sign of
+    life (here its start, an hour ago) to the resume, and its measuring time leaves it out."""
+    db = Store(tmp_path / "s.sqlite")
+    run = db.start_run("r1", "quick", {"kind": "http"}, {}, "abc", False)
+    with db.db:
+        db.db.execute("UPDATE runs SET started = started - 3600 WHERE id = ?", (run.id,))
+    resumed = db.resume_run(run.id)
+    assert 3600 <= resumed.paused < 3660 and resumed.measuring_s is None
+    finished = db.finish_run(run.id)
+    assert 0 <= finished.measuring_s < 60
+    # A stop recorded by its signal counts from then: the time before it was measuring.
+    with db.db:
+        db.db.execute("UPDATE runs SET finished = NULL, interrupted = started + 1800 WHERE id = ?", (run.id,))
+    assert 3600 + 1800 - 60 < db.resume_run(run.id).paused < 3660 + 1800
+    db.close()
+
+
 def test_only_one_process_measures_at_a_time(tmp_path):
     import os
     import subprocess

@@ -212,7 +212,7 @@ def expected_s(item: Item) -> tuple[float, str]:
             and not extended
             and all(run.plan.get(key) == value for key, value in asked.items())
         ):
-            return run.finished - run.started, f"as run {run.name} took here"
+            return run.measuring_s, f"as run {run.name} took here"
     minutes = reference_minutes().get(" ".join(item.argv()))
     if minutes is not None:
         return minutes * 60, ON_REFERENCE
@@ -302,7 +302,7 @@ def _extend(made: Plan, run: Callable[[list[str]], int], console: Console) -> in
     try:
         judgements, _ = runs.ledger(store, [])
         newest = [(item, _newest(item, store)) for item in made.items]
-        spent = sum(r.finished - r.started for _, r in newest if r is not None and r.finished is not None)
+        spent = sum(r.measuring_s for _, r in newest if r is not None and r.measuring_s is not None)
         open_tests = {
             (j.finding.id, t.test.kind, t.test.experiment)
             for j in judgements
@@ -319,7 +319,7 @@ def _extend(made: Plan, run: Callable[[list[str]], int], console: Console) -> in
             if repeat >= MOST_REPEAT:
                 continue
             more = min(2 * repeat, MOST_REPEAT)
-            cost = (measured.finished - measured.started) * (more - repeat) / repeat
+            cost = measured.measuring_s * (more - repeat) / repeat
             chosen.append((cost, item, measured, more, serves))
         chosen.sort(key=lambda c: c[0])
         left, extended = MEASURING_S - spent, []

@@ -125,6 +125,7 @@ def document(
             "started": run.started,
             "finished": run.finished,
             "interrupted": run.interrupted,
+            "paused": run.paused,
             "git_commit": run.git_commit,
             "git_dirty": run.git_dirty,
             "host": run.host,

@@ -50,6 +50,7 @@ def read(path: Path) -> tuple[Run, list[str], list[Measurement]]:
             finished=_time(given.get("finished")),
             started=float(given["started"]),
             interrupted=_time(given.get("interrupted")),
+            paused=float(given.get("paused") or 0.0),
         )
     except (TypeError, ValueError) as err:
         raise UsageError(f"{path}: its run is malformed: {err}") from err

@@ -26,7 +26,7 @@ from arena.errors import ArenaError, UsageError
 from arena.measured.measurement import Measurement, Outcome, decode, encode
 from arena.paths import RESULTS
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 # How long a connection waits for another's write (a store opened as another is upgraded): never
 # reached by WAL's readers, and far above any single write.
 BUSY_TIMEOUT_S = 30
@@ -38,6 +38,7 @@ CREATE TABLE IF NOT EXISTS runs (
     started REAL NOT NULL,
     finished REAL,                    -- NULL while running or when interrupted
     interrupted REAL,                 -- when Ctrl-C or a signal stopped it last; NULL otherwise
+    paused REAL NOT NULL DEFAULT 0,   -- seconds it stood stopped before --resume continued it
     suite TEXT NOT NULL,
     plan TEXT NOT NULL,               -- JSON: the kind and the options the run was started with
     host TEXT NOT NULL,               -- JSON: CPU model, cores, kernel, memory
@@ -94,12 +95,19 @@ class Run:
     finished: float | None
     started: float = 0.0
     interrupted: float | None = None  # when a stop signal ended it last, if it has not finished since
+    paused: float = 0.0  # seconds it stood stopped before a resume continued it (`Store.resume_run`)
+
+    @property
+    def measuring_s(self) -> float | None:
+        """Its time from start to finish, less the time it stood stopped; None until it finishes."""
+        return None if self.finished is None else self.finished - self.started - self.paused
 
     @staticmethod
     def of(row: sqlite3.Row) -> Run:
         plan = json.loads(row["plan"])
         as_stored = {
-            key: row[key] for key in ("id", "name", "suite", "git_commit", "finished", "started", "interrupted")
+            key: row[key]
+            for key in ("id", "name", "suite", "git_commit", "finished", "started", "interrupted", "paused")
         }
         kind = plan.get("kind", "http")  # runs from before micro-benchmarks have no kind
         return Run(**as_stored, kind=kind, plan=plan, host=json.loads(row["host"]), git_dirty=bool(row["git_dirty"]))
@@ -125,6 +133,8 @@ class Store:
                 self.db.execute(table)
             if "interrupted" not in self._columns("runs"):  # schema 1
                 self.db.execute("ALTER TABLE runs ADD COLUMN interrupted REAL")
+            if "paused" not in self._columns("runs"):  # schema 2
+                self.db.execute("ALTER TABLE runs ADD COLUMN paused REAL NOT NULL DEFAULT 0")
             self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             self.db.commit()
         except (sqlite3.Error, KeyError, ValueError) as err:
@@ -193,13 +203,14 @@ class Store:
         name = self._unique(run.name)
         with self._writing("the imported run"), _refusing_duplicates(run.name):
             cursor = self.db.execute(
-                """INSERT INTO runs (name, started, finished, interrupted, suite, plan, host, git_commit, git_dirty)
-                   VALUES (?,?,?,?,?,?,?,?,?)""",
+                """INSERT INTO runs (name, started, finished, interrupted, paused, suite, plan, host, git_commit,
+                   git_dirty) VALUES (?,?,?,?,?,?,?,?,?,?)""",
                 (
                     name,
                     run.started,
                     run.finished,
                     run.interrupted,
+                    run.paused,
                     run.suite,
                     json.dumps(run.plan),
                     json.dumps(run.host),
@@ -271,6 +282,19 @@ class Store:
         plan = {**run.plan, "repeat": repeat, "looked": [*run.plan.get("looked", []), run.plan.get("repeat", 3)]}
         with self._writing("the run's new repetitions"):
             self.db.execute("UPDATE runs SET plan = ?, finished = NULL WHERE id = ?", (json.dumps(plan), run_id))
+        return self._run("id = ?", run_id)
+
+    def resume_run(self, run_id: int) -> Run:
+        """Counts the time the run stood stopped, from its last sign of life (its start, its newest
+        measurement or its interruption) to now, as paused: a signal may not have been recorded
+        (a machine that restarts sends none), and a run's measuring time leaves the stop out."""
+        (last,) = self.db.execute(
+            "SELECT MAX(COALESCE(MAX(m.created), r.started), COALESCE(r.interrupted, r.started))"
+            " FROM runs r LEFT JOIN measurements m ON m.run_id = r.id WHERE r.id = ?",
+            (run_id,),
+        ).fetchone()
+        with self._writing("the resume"):
+            self.db.execute("UPDATE runs SET paused = paused + ? WHERE id = ?", (max(0.0, time.time() - last), run_id))
         return self._run("id = ?", run_id)
 
     def interrupt_run(self, run_id: int) -> None:
