@@ -65,7 +65,11 @@ def forms(db: Database) -> list[Form]:
         plain = f"{quote(user, safe='')}:{quote(password, safe='')}@{given.hostname}"
         found.append(Form("without a port (5432)", f"{given.scheme}://{plain}/{quote(database, safe='')}"))
     else:
-        found.append(Form("without a port (5432)", skipped=f"port {DEFAULT_PORT} was taken: the cluster is on another"))
+        taken = (
+            f"another program holds port {DEFAULT_PORT}, so the harness's PostgreSQL listens on port {given.port},"
+            " which a URL without a port cannot reach: this form is not tried (docs/commands.md)"
+        )
+        found.append(Form("without a port (5432)", skipped=taken))
     return found
 
 
