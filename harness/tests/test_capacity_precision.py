@@ -119,3 +119,13 @@ def test_a_row_shows_what_its_starts_answered_saturated_and_only_a_bound_past_th
     assert steady["CV"] == "23.1%"  # the edges of the same starts: 1,000, 1,300 and 1,600
     bound = row((3000.0, False), (5000.0, True))
     assert (bound["saturated /s"], bound["CV sat."]) == ("≥ 5,000", "-")
+
+
+def test_a_row_whose_edges_pauses_set_shows_their_range_not_a_median_that_looks_exact():
+    def paused(edge: float, rep: int) -> Measurement:
+        above = probe(edge * 1.03, False, 0.3, ("p99 13.0 ms > 10 ms",))
+        found = CapacitySearch(FOUND, edge, edge * 1.03, {"p99_ms": 10}, 1, None, [probe(edge, True), above], 0.1, None)
+        return Measurement("capacity", "node", "json", '{"p99_ms": 10}', 1, rep, Outcome.MEASURED, payload=found)
+
+    (section,) = tables.report("t", [paused(e, rep) for rep, e in enumerate((1048.0, 1934.0, 1054.0))], []).sections
+    assert section.table.rows[0].cells[2].show() == "1,048 to 1,934"

@@ -1,13 +1,14 @@
 """The cells of a capacity run (implementation, workload, objective and budget) and the searches
-each has so far: where a later start's search begins, and whether a cell needs another start
-(capacity/precision.py; spec/capacity.md, "Starts by precision")."""
+each has so far: where a later start's search begins, and whether a cell needs another start — while
+its place in its workload's order is open (capacity/order.py), or, alone in its workload, until it
+is precise enough (capacity/precision.py; spec/capacity.md, "Starts where the order is open")."""
 
 from __future__ import annotations
 
 import statistics
 from collections import defaultdict
 
-from arena.capacity import precision
+from arena.capacity import order, precision
 from arena.capacity.result import CapacitySearch
 from arena.capacity.search import FOUND
 from arena.capacity.workloads import StartRule
@@ -18,7 +19,7 @@ from arena.measured.measurement import Measurement
 class Cells:
     """The searches of each cell so far (implementation, workload, objective and budget): a later
     start's search begins at the median of their edges, and a cell takes another start only while
-    it is not precise enough (capacity/precision.py)."""
+    its order against its neighbours is open (or, alone, while it is not precise enough)."""
 
     def __init__(self, stored: list[Measurement], rule: StartRule) -> None:
         self.rule = rule
@@ -54,4 +55,8 @@ class Cells:
             sweeps = task.repetition < self.rule.least
             return None if sweeps else f"a sweep runs on the first {self.rule.least} start(s)"
         key = self._of(task)
-        return precision.another_start(self.searches[key], self.failed[key], self.rule, task.point.workload.noisy)
+        neighbours = {k[0]: found for k, found in self.searches.items() if k[1:] == key[1:]}
+        # Alone in its workload, a cell has no order to decide: its own precision does.
+        beside = (lambda: order.of(neighbours).open_beside(key[0])) if len(neighbours) > 1 else None
+        noisy = task.point.workload.noisy
+        return precision.another_start(self.searches[key], self.failed[key], self.rule, noisy, beside)

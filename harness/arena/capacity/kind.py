@@ -40,8 +40,8 @@ class CapacityKind(servers.LoadsServers):
     help = "where each runtime breaks: the highest rate under a latency objective"
     repeat, suited = None, False
     repeat_help = (
-        "the most independent server starts a cell takes (default 6: fewer once its 95%% interval is within ±5%%, at "
-        "least 2; spec/capacity.toml)"
+        "the most independent server starts a cell takes (default 6: at least 2, more while its place in its "
+        "workload's order is open; spec/capacity.toml)"
     )
     arguments = staticmethod(add_arguments)
 
@@ -54,8 +54,7 @@ class CapacityKind(servers.LoadsServers):
         scaling = ", and a sweep of clients" if plan.scaling else ""
         least = min(load()[0].starts.least, plan.repeat)
         starts = f"{least} to {plan.repeat}" if least < plan.repeat else str(least)
-        within = load()[0].starts.within
-        return f"cpus {plan.cpus}, {starts} independent start(s) a cell, until ±{within:.0%}{scaling}{slo}"
+        return f"cpus {plan.cpus}, {starts} independent start(s) a cell, more where the order is open{scaling}{slo}"
 
     def prepare(self, plan: CapacityPlan, stored: list[Measurement], console: Console) -> Batch:
         workloads = chosen(plan.workload)

@@ -1,6 +1,6 @@
 """A capacity run's plan: the implementations, workloads, budgets and objective asked for, and the
-most starts a cell may take (fewer once it is precise enough: capacity/precision.py); and how long
-a measurement takes, for the ETA."""
+most starts a cell may take (fewer once its place in the order is decided: capacity/precision.py);
+and how long a measurement takes, for the ETA."""
 
 from __future__ import annotations
 
@@ -46,8 +46,10 @@ SATURATE_S = 3
 PROBE_S = 3
 FIRST_PROBES, HINTED_PROBES = 8, 7  # the medians of run 20261128-004214 (spec/capacity.md, "Time")
 # How likely a start beyond the least a cell takes is needed, and each one after it by as much
-# again: 45 of that run's 54 cells took a third start.
-LIKELY_MORE = 0.8
+# again. Under the precision rule 45 of that run's 54 cells took a third start; under the order's
+# (spec/capacity.md, "Starts where the order is open") only a cell close to a neighbour does: half
+# is an estimate until a default run measures it.
+LIKELY_MORE = 0.5
 
 
 def estimate(manifest: catalog.Manifest, point: Point, repetition: int, first: bool, least: int) -> float:

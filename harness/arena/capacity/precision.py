@@ -1,11 +1,13 @@
-"""How sure a cell's edge is (spec/capacity.md, "Starts by precision"): the median of its starts'
-edges with a 95% interval that is never narrower than the bracket each search closes, and whether
-the cell needs another start."""
+"""How sure a cell's edge is (spec/capacity.md, "Starts where the order is open"): the median of its
+starts' edges with a 95% interval that is never narrower than the bracket each search closes, and
+whether the cell needs another start."""
 
 from __future__ import annotations
 
 import statistics
+from collections.abc import Callable
 
+from arena.capacity.order import Step
 from arena.capacity.result import CapacitySearch
 from arena.capacity.search import FOUND
 from arena.capacity.workloads import StartRule
@@ -37,13 +39,21 @@ def confirmed(searches: list[CapacitySearch]) -> bool:
     return len(found) > 1 and len(set(found)) == 1
 
 
-def another_start(searches: list[CapacitySearch], failed: int, starts: StartRule, noisy: float) -> str | None:
+def another_start(
+    searches: list[CapacitySearch],
+    failed: int,
+    starts: StartRule,
+    noisy: float,
+    beside: Callable[[], Step | None] | None = None,
+) -> str | None:
     """Why the cell needs no start beyond the `len(searches) + failed` it had, or None when it
-    needs one: at least `least` starts; then a cell whose every start found its edge stops once
-    its interval is within `within` of the median, or once `noisy_after` starts vary by more than
-    `noisy` (CV), a spread that the most starts could not narrow to `within`; one where a start
-    gave only a bound (the engine, max_rate, min_rate, out of probes) is reported as that bound,
-    which another start cannot narrow; `most` ends every cell."""
+    needs one: at least `least` starts; `most` ends every cell; one where a start gave only a bound
+    (the engine, max_rate, min_rate, out of probes) is reported as that bound, which another start
+    cannot narrow. Between them, a cell in a workload's order takes starts while a step `beside` it
+    is open (capacity/order.py): the answer is the order, and a cell far from its neighbours
+    needs no more. A cell alone in its workload (`beside` None) stops once its interval is within
+    `within` of the median, or once `noisy_after` starts vary by more than `noisy` (CV), a spread
+    that the most starts could not narrow to `within`."""
     had = len(searches) + failed
     if had < starts.least:
         return None
@@ -51,6 +61,8 @@ def another_start(searches: list[CapacitySearch], failed: int, starts: StartRule
         return f"{had} starts, the most a cell takes"
     if bound := next((s.ended for s in searches if s.ended != FOUND), None):
         return f"{had} starts, one ending {bound}: the cell is a bound, which another start cannot narrow"
+    if beside is not None:
+        return None if beside() else f"{had} starts: its place in its workload's order is decided"
     summary = edges(searches)
     if failed or summary is None or summary.ci_low is None or summary.ci_high is None:
         return None

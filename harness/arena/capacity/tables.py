@@ -9,7 +9,7 @@ import json
 import statistics
 from collections import Counter, defaultdict
 
-from arena.capacity import held, precision, scaling
+from arena.capacity import held, order, precision, scaling
 from arena.capacity.probe import Probe
 from arena.capacity.result import CapacitySearch, ClientSweep
 from arena.capacity.search import FOUND
@@ -34,10 +34,21 @@ EDGE = (
     "edge: the highest arrival rate a start sustained at steady state with its p99 within the objective, "
     "errors ≤ 0.1% and ≥ 99% of arrivals answered, less than 3% below a rate that failed (spec/capacity.md); "
     "the cell is the median over independent server starts, ± its 95% interval, never narrower than the 3% bracket "
-    'each search closes (spec/capacity.md, "Starts by precision"); CV: the spread of the edges over starts, '
+    'each search closes (spec/capacity.md, "Starts where the order is open"); CV: the spread of the edges over starts, '
     "'confirmed' where every later start sustained the first one's edge and failed 3% above it, so that they agree "
     "within that bracket, by how much unknown; for a held workload (longpoll), the most connections "
     "polling at once with p99 within the wait plus the objective and the answers of polls that take at most that long"
+)
+ORDER = (
+    "order: the workload's runtimes by their edges, the one that serves most first, and each step's ratio (the "
+    "geometric means', upper over lower) with its 95% interval: '>' where two neighbours differ by the test and the "
+    "3% smallest change of arena compare (spec/compare.md), '≈' where they do not, '?' where a start told only a "
+    "bound (the engine's, ≥) or a cell had one start; starts go to the cells whose step is still open "
+    '(spec/capacity.md, "The order")'
+)
+PAUSES = (
+    "an edge shown as a range (its lowest start to its highest) was set by pauses (flag pause-bound): it moves "
+    "with how often a start paused, so quote the saturation beside it, which repeats"
 )
 SATURATED = (
     "saturated /s: what each start answered from 64 clients without pause before its search (arrivals a second), "
@@ -143,6 +154,11 @@ def _row(impl: str, cpus: int, group: list[Measurement], holds: Held | None, noi
     # passing rate: the row then claims that much, the most any of them sustained, and no interval.
     if bounds:
         edge_cell = Cell(f"≥ {max(s.edge for s in bounds):,.0f}")
+    elif summary is not None and summary.n > 1 and any(s.pause_bound() for s in searches):
+        # Set by pauses, the edge moves from start to start with how often a start paused: its
+        # range over the starts is what was measured, where a median ± would look exact.
+        places = digits(summary.median)
+        edge_cell = Cell(f"{min(edges):,.{places}f} to {max(edges):,.{places}f}")
     else:
         edge_cell = Cell.value(summary, 1, digits(summary.median)) if summary else Cell("none")
     steps = searches[0].steps if searches else 1
@@ -373,11 +389,21 @@ def report(title: str, measurements: list[Measurement], skipped: list[str]) -> R
                     Table(_columns(holds), rows),
                     notes,
                     charts=_curves(workload_id, holds, objective, at_point),
+                    answer=_orders(at_point),
                 )
             )
     meanings = FLAGS | {Flag.NOISY: _noisy(list(workloads.values()))}
-    shown = legend(sections, extra=(EDGE, SATURATED, ENDINGS), flags=meanings)
+    shown = legend(sections, extra=(EDGE, PAUSES, ORDER, SATURATED, ENDINGS), flags=meanings)
     return Report(title, sections=sections, legend=shown, skipped=skipped)
+
+
+def _orders(measurements: list[Measurement]) -> list[str]:
+    """The line that answers a workload's table: which runtime serves more, and by how much."""
+    made = order.of_run(measurements)
+    if len({m.impl for m in measurements}) < 2:
+        return []
+    budgets = len(made) > 1
+    return [f"order{f', cpus={cpus}' if budgets else ''}: {found.line()}" for (_, _, cpus), found in made.items()]
 
 
 def _noisy(workloads: list[Workload]) -> str:

@@ -47,9 +47,10 @@ class Held:
 
 @dataclass(frozen=True)
 class StartRule:
-    """How many independent starts a cell takes: at least `least`, then more until its interval is
-    within `within` of its edge, at most `most`; a cell whose first `noisy_after` starts already
-    vary by more than its workload's `noisy` bound stops there (capacity/precision.py)."""
+    """How many independent starts a cell takes: at least `least`, at most `most`, and between them
+    more while its place in its workload's order is open; a cell alone in its workload, until its
+    interval is within `within` of its edge, or after `noisy_after` starts that vary by more than
+    its workload's `noisy` bound (capacity/precision.py)."""
 
     least: int
     most: int

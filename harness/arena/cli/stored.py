@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from arena import lifecycle, options
+from arena.capacity import order
 from arena.cli.measuring import kinds
 from arena.console import Console
 from arena.dashboard import app as dashboard
@@ -19,6 +20,7 @@ from arena.findings import runs as findings_runs
 from arena.findings.judge import judge_all
 from arena.findings.section import exported
 from arena.impls import catalog
+from arena.kind import CAPACITY
 from arena.kind import main_metrics as kind_main_metrics
 from arena.kind import noisy as kind_noisy
 from arena.measured import export, importing
@@ -38,10 +40,11 @@ def cmd_export(args: argparse.Namespace, console: Console) -> int:
         measurements = store.measurements(run.id)
         notes = store.notes(run.id)
         verdicts = exported(judge_all(findings_runs.index(store, [run]), findings_catalog.load()))
+        orders = order.exported(measurements) if run.kind == CAPACITY else []
     finally:
         store.close()
     text = (
-        export.as_json(export.document(run, measurements, main, noisy, verdicts, notes))
+        export.as_json(export.document(run, measurements, main, noisy, verdicts, notes, orders))
         if args.format == "json"
         else export.as_csv(run, measurements, args.rows, main, noisy)
     )

@@ -166,6 +166,20 @@ def judge(ratio: float, p: float, higher_is_better: bool, threshold: float, alph
     return Verdict.FASTER if (ratio > 1) == higher_is_better else Verdict.SLOWER
 
 
+def tested(
+    a: list[float], b: list[float], resolution: float, higher: bool, threshold: float = THRESHOLD, alpha: float = ALPHA
+) -> tuple[float, float, float, float, Verdict]:
+    """(ratio, low, high, p, verdict) of two samples of a positive number, two or more values a
+    side: Welch's test on their logarithms, its interval widened to the bracket a number is known
+    within (`resolution`, a share: a capacity edge's), and the verdict those give."""
+    ratio, low, high, p = welch(a, b, alpha)
+    low, high = min(low, ratio / (1 + resolution)), max(high, ratio * (1 + resolution))
+    # Neighbouring brackets touch: their edges may be equal, which rounding must not deny.
+    touching = math.isclose(low, 1) or math.isclose(high, 1)
+    verdict = Verdict.SAME if low <= 1 <= high or touching else judge(ratio, p, higher, threshold, alpha)
+    return ratio, low, high, p, verdict
+
+
 def engine_bound(m: Measurement, metric: str) -> bool:
     """Whether the load engine bounded the metric: as its own `NAME_engine_bound` says where it has
     one (a capacity start's saturation, measured apart from its search), else the measurement's flag."""
@@ -191,12 +205,8 @@ def _change(key: tuple, metric: str, higher: bool, groups: tuple[list, list], th
     once = [name for name, samples in zip("AB", (a, b), strict=True) if len(samples) < 2]
     if once:
         return untested(f"{NO_INTERVAL} on {' and '.join(once)}: nothing to test it by (--repeat 3)", geometric)
-    ratio, low, high, p = welch(a, b, alpha)
     resolution = max((r for group in groups for r in counted_values(group, f"{metric}_resolution")), default=0.0)
-    low, high = min(low, ratio / (1 + resolution)), max(high, ratio * (1 + resolution))
-    # Neighbouring brackets touch: their edges may be equal, which rounding must not deny.
-    touching = math.isclose(low, 1) or math.isclose(high, 1)
-    verdict = Verdict.SAME if low <= 1 <= high or touching else judge(ratio, p, higher, threshold, alpha)
+    ratio, low, high, p, verdict = tested(a, b, resolution, higher, threshold, alpha)
     # An engine-bound number is a lower bound of the server's: it can only widen a lead it already
     # has (B engine-bound and ahead stays ahead), never decide a verdict the other way.
     bound = [name for name, group in zip("AB", groups, strict=True) if any(engine_bound(m, metric) for m in group)]

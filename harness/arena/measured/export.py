@@ -113,9 +113,11 @@ def document(
     noisy: Noisy,
     findings: list[dict] | None = None,
     notes: list[str] | None = None,
+    orders: list[dict] | None = None,
 ) -> dict:
-    """The run, its measurements, their summaries and the verdicts on the seeds' findings they
-    give (arena/findings, computed by the caller)."""
+    """The run, its measurements, their summaries, the orders of a capacity run's workloads and the
+    verdicts on the seeds' findings they give (capacity/order.py and arena/findings, computed by
+    the caller)."""
     return {
         "schema": SCHEMA,
         "run": {
@@ -134,6 +136,7 @@ def document(
         },
         "measurements": [measurement_row(m) for m in measurements],
         "summaries": summaries(measurements, main, noisy),
+        "orders": orders or [],
         "findings": findings or [],
     }
 

@@ -126,6 +126,7 @@ class Section:
     skipped: str = ""  # why it has no table (an experiment still pending)
     charts: list[Chart] = field(default_factory=list)
     folded: bool = False  # its table behind a fold, opened by the reader (HTML and Markdown: <details>)
+    answer: list[str] = field(default_factory=list)  # what the table answers, in a line or two right under it
 
 
 @dataclass

@@ -45,6 +45,8 @@ def _section(section: Section) -> list[str]:
         out += [f"<details><summary>{rows}</summary>", "", table(section.table), "", "</details>", ""]
     elif section.table is not None:
         out += [table(section.table), ""]
+    if section.answer:
+        out += [*(f"**{line}**  " for line in section.answer), ""]
     if section.notes:
         out += [*(f"- {note}" for note in section.notes), ""]
     return out

@@ -71,6 +71,8 @@ def _report(r: Report, console: Console, wide: bool) -> None:
             console.print(f"  skipped: {section.skipped}")
         if section.table is not None:
             _table(section.table, console, wide)
+        for line in section.answer:
+            console.print(f"  {line}", style="bold")
         for note in section.notes:
             console.print(f"  {note}")
         console.print()

@@ -1,0 +1,118 @@
+"""A workload's answer: its runtimes ordered by their edges, each step told by `arena compare`'s
+test, and starts spent only where a step is still open (spec/capacity.md, "The order")."""
+
+import json
+from types import SimpleNamespace
+
+import pytest
+
+from arena.capacity import order, tables
+from arena.capacity.cells import Cells
+from arena.capacity.order import CLOSE, SEPARATED, UNTOLD
+from arena.capacity.precision import another_start
+from arena.capacity.result import CapacitySearch
+from arena.capacity.search import ENGINE_BOUND, FOUND
+from arena.capacity.workloads import Objective, Point, StartRule, load
+from arena.kind import Task
+from arena.measured import export
+from arena.measured.measurement import Measurement, Outcome
+from arena.measured.store import Run
+
+RULE = StartRule(least=2, most=6, within=0.05, noisy_after=3)
+POINT = '{"p99_ms": 10}'
+
+
+def search(edge: float, ended: str = FOUND) -> CapacitySearch:
+    return CapacitySearch(ended, edge, edge * 1.03, {"p99_ms": 10}, 1, None, [], 0.1, None)
+
+
+def cells(**edges: list[float]) -> dict[str, list[CapacitySearch]]:
+    return {impl: [search(e) for e in found] for impl, found in edges.items()}
+
+
+def measurements(**edges: list[float]) -> list[Measurement]:
+    return [
+        Measurement("capacity", impl, "json", POINT, 1, rep, Outcome.MEASURED, payload=search(e))
+        for impl, found in edges.items()
+        for rep, e in enumerate(found)
+    ]
+
+
+def test_neighbours_far_apart_are_ordered_and_close_ones_are_not():
+    found = order.of(cells(go=[20000.0, 20500.0, 19800.0], rust=[41000.0, 40000.0], node=[4000.0, 4100.0]))
+    assert [s.impl for s in found.standings] == ["rust", "go", "node"]
+    assert [s.sign for s in found.steps] == [SEPARATED, SEPARATED]
+    rust_go = found.steps[0]
+    assert rust_go.ratio == pytest.approx(2.0, rel=0.03) and rust_go.low < rust_go.ratio < rust_go.high
+    assert found.line().startswith("rust > go > node: rust/go x2.0")
+    level = order.of(cells(java=[15000.0, 16000.0, 14500.0], kotlin=[15200.0, 14800.0, 15900.0]))
+    assert level.steps[0].sign == CLOSE and level.steps[0].open
+    assert level.open_beside("java") is level.steps[0]
+
+
+def test_a_step_the_smallest_change_settles_is_close_and_not_open():
+    # Four starts a side that each confirm one bracket: their ratio lies within 3% for certain.
+    level = order.of(cells(java=[15000.0] * 4, kotlin=[15000.0] * 4))
+    assert level.steps[0].sign == CLOSE and not level.steps[0].open
+
+
+def test_a_bound_tells_nothing_below_it_and_keeps_a_lead_above():
+    bounded = {"rust": [search(50000.0, ENGINE_BOUND), search(51000.0, ENGINE_BOUND)]}
+    ahead = order.of(bounded | cells(go=[20000.0, 20400.0]))
+    assert ahead.steps[0].sign == SEPARATED  # at least 50,000 is more than 20,000 whatever lies beyond
+    under = order.of(bounded | cells(bun=[60000.0, 61000.0]))
+    assert (under.steps[0].upper, under.steps[0].sign) == ("bun", UNTOLD)  # rust's edge could be above
+    assert not under.steps[0].open and "rust sustained at least 51,000" in under.steps[0].why
+
+
+def test_one_start_is_untold_and_open():
+    found = order.of(cells(go=[20000.0], node=[4000.0, 4100.0]))
+    assert found.steps[0].sign == UNTOLD and found.steps[0].open and found.steps[0].low is None
+    assert "one start of go" in found.line()
+
+
+def test_starts_go_where_the_order_is_open_and_a_cell_far_from_its_neighbours_stops_at_two():
+    def needs(impl: str, **edges: list[float]) -> bool:
+        neighbours = cells(**edges)
+        beside = (lambda: order.of(neighbours).open_beside(impl)) if len(neighbours) > 1 else None
+        return another_start(neighbours[impl], 0, RULE, 0.1, beside) is None
+
+    far = {"go": [20000.0, 20500.0], "rust": [41000.0, 40000.0], "node": [4000.0, 4100.0]}
+    assert not needs("go", **far) and not needs("node", **far)
+    close = {"java": [15000.0, 16000.0], "kotlin": [15200.0, 14800.0], "node": [4000.0, 4100.0]}
+    assert needs("java", **close) and needs("kotlin", **close) and not needs("node", **close)
+    assert needs("java", java=[15000.0], node=[4000.0, 4100.0])  # the least comes first
+    assert not needs("java", java=[15000.0, 16000.0] * 3, kotlin=[15200.0, 14800.0] * 3)  # the most
+    # Alone in its workload, a cell's own interval decides: two starts a bracket apart give ±19%.
+    assert needs("go", go=[20000.0, 20600.0]) and not needs("go", go=[20000.0, 20000.0])
+
+
+def test_cells_judge_a_task_by_the_cells_of_its_own_workload_and_budget():
+    stored = measurements(java=[15000.0, 16000.0], kotlin=[15200.0, 14800.0], node=[4000.0, 4100.0])
+    elsewhere = [
+        Measurement("capacity", "node", "json", POINT, 2, rep, Outcome.MEASURED, payload=search(15500.0))
+        for rep in range(2)
+    ]
+    known = Cells(stored + elsewhere, RULE)
+
+    json_workload = load()[1]["json"]
+    point = Point(json_workload, Objective(p99_ms=10))
+
+    def task(impl: str, cpus: int = 1) -> Task:
+        return Task("capacity", SimpleNamespace(name=impl), point, cpus, 2, 1.0)
+
+    assert known.needless(task("java")) is None and known.needless(task("kotlin")) is None
+    assert "decided" in known.needless(task("node"))
+    assert "±" in known.needless(task("node", cpus=2))  # alone at cpus=2, by its own precision
+
+
+def test_the_table_ends_with_the_order_and_the_export_carries_it():
+    made = measurements(go=[20000.0, 20500.0, 19800.0], rust=[41000.0, 40000.0], node=[4000.0, 4100.0])
+    (section,) = tables.report("t", made, []).sections
+    assert section.answer == [f"order: {order.of_run(made)[('json', POINT, 1)].line()}"]
+    run = Run(1, "r", "capacity", "capacity", 0.0, 1.0, None, "c", False, {}, {})
+    document = export.document(run, made, lambda _: {}, lambda _: 0.1, orders=order.exported(made))
+    (exported,) = json.loads(export.as_json(document))["orders"]
+    assert exported["order"] == ["rust", "go", "node"] and exported["steps"][0]["sign"] == SEPARATED
+    alone = measurements(go=[20000.0, 20500.0])
+    assert tables.report("t", alone, []).sections[0].answer == [] and order.exported(alone) == []
