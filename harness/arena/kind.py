@@ -16,8 +16,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol, Self, TypeVar
 
-from arena.console import Console
+from arena.context import Context
 from arena.errors import UsageError
+from arena.host import cores
 from arena.impls.catalog import Manifest
 from arena.measured.measurement import Measurement, Outcome
 from arena.measured.stats import NOISY_COV
@@ -147,18 +148,32 @@ class Cut(KeyboardInterrupt):
 
 
 class Kind(Protocol):
+    """Everything the command line and the lifecycle read of a kind. A kind subclasses it and takes
+    the defaults most kinds agree on: three repetitions, stored budgets checked against this machine,
+    no `--suite`, the usual bound on a main number's spread."""
+
     name: str  # stored with the run: one of REST, MICRO, CAPACITY, SOAK
     command: str  # the command that runs it, for resume hints: COMMANDS[name]
-
+    help: str  # its command's line in `arena --help`
     plans: type[Plan]  # the kind's plan, to read a stored one back
+    repeat: int | None = 3  # --repeat's default (None: the kind decides, as capacity's starts)
+    repeat_help: str = "repetitions of every point (default 3)"
+    suited: bool = False  # its experiments have profiles: --suite quick, paper or findings
+
+    @staticmethod
+    def arguments(parser: argparse.ArgumentParser) -> None:
+        """Declares its command's own options."""
+        ...
 
     def plan(self, options: argparse.Namespace) -> Plan:
-        """The options as a plan to store; raises UsageError on bad options."""
+        """The command line's options as a plan to store, and nothing else; raises UsageError on
+        bad options."""
         ...
 
     def check(self, plan: Plan) -> None:
         """Raises UsageError when a stored plan cannot run on this machine (a resume elsewhere)."""
-        ...
+        for cpus in plan.cpus or []:
+            cores.check_budget(cpus)
 
     def headline(self, plan: Plan) -> str: ...
 
@@ -166,7 +181,7 @@ class Kind(Protocol):
         """The experiments (scenarios, benches, workloads) the plan measures."""
         ...
 
-    def prepare(self, plan: Plan, stored: list[Measurement], console: Console) -> Batch:
+    def prepare(self, plan: Plan, stored: list[Measurement], context: Context) -> Batch:
         """Installs, builds and verifies what the plan needs; `stored` is what a resumed run has."""
         ...
 
@@ -184,7 +199,7 @@ class Kind(Protocol):
     def noisy(self, m: Measurement) -> float:
         """The coefficient of variation over repetitions above which the first of `m`'s main
         numbers is flagged noisy."""
-        ...
+        return NOISY_COV
 
 
 def main_metrics(kinds: dict[str, Kind]) -> Callable[[Measurement], dict[str, bool]]:

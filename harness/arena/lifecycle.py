@@ -5,11 +5,12 @@ and an ETA, keep everything finished on Ctrl-C, and write the summary at the end
 
 from __future__ import annotations
 
-import argparse
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena.console import Console
+from arena.context import Context
 from arena.errors import ArenaError, UsageError
 from arena.findings import catalog as findings_catalog
 from arena.findings import runs as findings_runs
@@ -26,36 +27,42 @@ from arena.report.render import html, markdown, terminal
 from arena.report.tables import Report
 
 
-def run(kind: Kind, options: argparse.Namespace, console: Console) -> int:
-    plan = kind.plan(options)  # every option is checked before anything is claimed or started
-    store = Store()
-    try:
-        store.claim()
-        resumed = _resumed(store, kind, options.resume)
-        plan = kind.plans.of(resumed.plan) if resumed else plan
-        kind.check(plan)
-        assertions = assertion.parse_all(options.assertions, kind.experiments(plan))
-        console.line(f"arena {kind.command}: {kind.headline(plan)}")
-        # A new run is recorded once it is prepared: one whose preparation fails leaves nothing behind.
-        batch = kind.prepare(plan, store.measurements(resumed.id) if resumed else [], console)
-        try:  # what the batch started (a server, a database) is stopped however measuring ends
-            current = store.resume_run(resumed.id) if resumed else _start(store, kind, plan)
-            console.line(f"\nrun {current.name}, in {store.path}: Ctrl-C keeps what is finished, --resume continues")
-            try:
-                _measure(batch, kind, store, current, console)
-            except KeyboardInterrupt:
-                store.interrupt_run(current.id)
-                console.line(f"\ninterrupted: {_kept(store, kind, current)}")
-                return 130
-            except StoreError as err:  # a full disk: the measurements stored before it stand
-                raise StoreError(f"{err.line()}; {_kept(store, kind, current)} once there is room") from err
-        finally:
-            batch.close()
-        # The summary is written from the run as marked finished, so that its provenance says when.
-        write_summary(kind, store, store.finish_run(current.id), console)
-        return _asserted(assertions, store.measurements(current.id), options.junit, console)
+@dataclass(frozen=True)
+class Gates:
+    """The bounds a run's own numbers are held to once it ends (`--assert`), and where their
+    outcomes are written as JUnit XML (`--junit`)."""
+
+    assertions: list[str] = field(default_factory=list)
+    junit: str | None = None
+
+
+def run(kind: Kind, plan: Plan, context: Context, resume: str | None = None, gates: Gates = Gates()) -> int:
+    """One run of `plan`, or the continuation of the stored run `resume` names ("last": the last
+    unfinished one of its kind), with the plan it began with; 0 when it ends and its gates hold."""
+    store, console = context.store, context.console
+    resumed = _resumed(store, kind, resume)
+    plan = kind.plans.of(resumed.plan) if resumed else plan
+    kind.check(plan)
+    assertions = assertion.parse_all(gates.assertions, kind.experiments(plan))
+    console.line(f"arena {kind.command}: {kind.headline(plan)}")
+    # A new run is recorded once it is prepared: one whose preparation fails leaves nothing behind.
+    batch = kind.prepare(plan, store.measurements(resumed.id) if resumed else [], context)
+    try:  # what the batch started (a server, a database) is stopped however measuring ends
+        current = store.resume_run(resumed.id) if resumed else _start(store, kind, plan)
+        console.line(f"\nrun {current.name}, in {store.path}: Ctrl-C keeps what is finished, --resume continues")
+        try:
+            _measure(batch, kind, store, current, console)
+        except KeyboardInterrupt:
+            store.interrupt_run(current.id)
+            console.line(f"\ninterrupted: {_kept(store, kind, current)}")
+            return 130
+        except StoreError as err:  # a full disk: the measurements stored before it stand
+            raise StoreError(f"{err.line()}; {_kept(store, kind, current)} once there is room") from err
     finally:
-        store.close()
+        batch.close()
+    # The summary is written from the run as marked finished, so that its provenance says when.
+    write_summary(kind, store, store.finish_run(current.id), console)
+    return _asserted(assertions, store.measurements(current.id), gates.junit, console)
 
 
 def _asserted(

@@ -21,7 +21,7 @@ from arena.capacity.search import AT_MAX, BELOW_MIN, ENGINE_BOUND, FOUND, UNFINI
 from arena.capacity.workloads import Held, Objective, Point, Workload, chosen, load, objective_of, parse_slo
 from arena.cli import main as cli
 from arena.engines import loadgen
-from arena.engines.interface import EngineRun
+from arena.engines.interface import EngineRun, LoadEngine
 from arena.engines.warmup_rule import Rule
 from arena.errors import UsageError
 from arena.frame.starts import Starts, start_settings
@@ -148,9 +148,8 @@ def test_held_connections_are_searched_to_where_polls_outlast_the_wait_plus_the_
     # lies above 50. The p99 is what must stay within, and the server's own HTTP and scheduling add
     # to it, so the edge is found below 100; never above.
     manifest = catalog.parse(write_impl(tmp_path, "polls", ("server.py", AT_MOST_50_POLLS), ONE_THREAD))
-    kind = capacity_kind.CapacityKind(loadgen.Loadgen())
     task = Task("capacity", manifest, Point(POLLS, POLLS.objective), 1, 0, 1.0)
-    m = measured(kind, task, {"polls": None})
+    m = measured(loadgen.Loadgen(), task, {"polls": None})
     assert m.measured, m.reason
     found: CapacitySearch = m.payload
     assert found.ended == FOUND, [(p["rate"], p["reasons"]) for p in found.probes]
@@ -163,9 +162,8 @@ def test_held_connections_are_searched_to_where_polls_outlast_the_wait_plus_the_
 
 @needs_engine
 def test_a_server_of_known_capacity_is_found_within_five_percent_and_draws_its_hockey_stick(tmp_path):
-    kind = capacity_kind.CapacityKind(loadgen.Loadgen())
     task = Task("capacity", one_at_a_time(tmp_path), Point(WORK, WORK.objective), 1, 0, 1.0)
-    m = measured(kind, task, {"work": None})
+    m = measured(loadgen.Loadgen(), task, {"work": None})
     assert m.measured, m.reason
     found: CapacitySearch = m.payload
     assert found.ended == FOUND, [(p["rate"], p["reasons"]) for p in found.probes]
@@ -214,10 +212,11 @@ def test_a_probe_far_above_the_edge_gives_up_in_its_warm_up_and_says_what_the_se
     assert 0.75 * 500 <= probe.ceiling <= 1.05 * 500, probe.ceiling
 
 
-def measured(kind: capacity_kind.CapacityKind, task: Task, data: dict) -> Measurement:
-    """One measurement on a start of its own, stopped after it."""
+def measured(engine: LoadEngine, task: Task, data: dict) -> Measurement:
+    """One measurement by `engine` on a start of its own, stopped after it."""
     with contextlib.closing(Starts(start_settings([task.point]))) as starts:
-        return kind.measure(task, data, None, starts, Cells([], load()[0].starts), lambda _: None)
+        cells = Cells([], load()[0].starts)
+        return capacity_kind.CapacityKind().measure(task, engine, data, None, starts, cells, lambda _: None)
 
 
 def synthetic(document: dict, p99_ms: float = 1.0, answered: float = 1.0, rate: float | None = None) -> dict:
@@ -262,10 +261,9 @@ class SaturatingEngine:
 
 
 def test_an_engine_that_saturates_first_gives_at_least_x_engine_bound_never_the_servers_number(fake):
-    kind = capacity_kind.CapacityKind(SaturatingEngine(limit=2500))
     point = Point(WORK, WORK.objective)
     task = Task("capacity", fake, point, 1, 0, 1.0)
-    m = measured(kind, task, {"work": None})
+    m = measured(SaturatingEngine(limit=2500), task, {"work": None})
     assert m.measured, m.reason
     assert m.payload.ended == ENGINE_BOUND and "engine-bound" in m.flags
     assert 2400 <= m.payload.edge <= 2500 < m.payload.failing
@@ -277,7 +275,7 @@ def test_an_engine_that_saturates_first_gives_at_least_x_engine_bound_never_the_
 
 
 def test_one_start_serves_a_repetitions_workloads_each_warmed_under_its_own_load(fake):
-    kind = capacity_kind.CapacityKind(SaturatingEngine(limit=2500))
+    kind, engine = capacity_kind.CapacityKind(), SaturatingEngine(limit=2500)
     root = dataclasses.replace(WORK, id="root", steps=[{"name": "root", "method": "GET", "path": "/", "expect": [200]}])
     points = [Point(WORK, WORK.objective), Point(root, root.objective)]
     jit = dataclasses.replace(fake, warm_s=3.0)
@@ -285,7 +283,7 @@ def test_one_start_serves_a_repetitions_workloads_each_warmed_under_its_own_load
     edges, servers, found = Cells([], load()[0].starts), [], []
     with contextlib.closing(Starts(start_settings(points))) as starts:
         for task in tasks:
-            m = kind.measure(task, {"work": None, "root": None}, None, starts, edges, lambda _: None)
+            m = kind.measure(task, engine, {"work": None, "root": None}, None, starts, edges, lambda _: None)
             assert m.measured, m.reason
             servers.append(starts.current.server)
             found.append(m)
@@ -297,12 +295,12 @@ def test_one_start_serves_a_repetitions_workloads_each_warmed_under_its_own_load
 
 
 def test_a_start_that_died_between_workloads_is_replaced_by_a_fresh_one(fake):
-    kind = capacity_kind.CapacityKind(SaturatingEngine(limit=2500))
+    kind, engine = capacity_kind.CapacityKind(), SaturatingEngine(limit=2500)
     task = Task("capacity", fake, Point(WORK, WORK.objective), 1, 0, 1.0)
     with contextlib.closing(Starts(start_settings([task.point]))) as starts:
         first, _, _ = starts.server(task, [0], lambda _: None)
         first.stop()  # died between two workloads
-        m = kind.measure(task, {"work": None}, None, starts, Cells([], load()[0].starts), lambda _: None)
+        m = kind.measure(task, engine, {"work": None}, None, starts, Cells([], load()[0].starts), lambda _: None)
         assert m.measured and starts.current.server is not first and m.parameters["start"]["points_before"] == 0
 
 

@@ -36,7 +36,7 @@ from arena.measured.store import Store, StoreError
 from arena.paths import ROOT
 from arena.rest import measure
 from conftest import needs_engine
-from test_lifecycle import Counting, options
+from test_lifecycle import Counting, ran
 from test_rest_measure import task
 
 RUN_TIMEOUT_S = 300
@@ -323,7 +323,7 @@ def test_a_full_results_disk_is_one_line_keeps_what_was_stored_and_the_run_resum
     with small_disk(tmp_path / "results") as disk:
         monkeypatch.setattr(store, "RESULTS", disk)
         with pytest.raises(StoreError) as raised:
-            lifecycle.run(FillingTheDisk(fake, disk, full_at=2), options(), Console())
+            ran(FillingTheDisk(fake, disk, full_at=2))
         line = str(raised.value)
         assert "\n" not in line and line == raised.value.line()
         assert "cannot store a measurement: database or disk is full" in line
@@ -336,7 +336,7 @@ def test_a_full_results_disk_is_one_line_keeps_what_was_stored_and_the_run_resum
         assert [m.payload.value for m in kept.measurements(kept.last_run().id)] == [0, 1]
         kept.close()
         monkeypatch.setattr(lifecycle, "RESULTS", disk)
-        assert lifecycle.run(Counting(fake), options(resume="last"), Console()) == 0
+        assert ran(Counting(fake), resume="last") == 0
         again = Store()
         assert [m.payload.value for m in again.measurements(again.last_run().id)] == [0, 1, 2, 3]
         again.close()

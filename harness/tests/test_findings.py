@@ -18,6 +18,7 @@ from arena import lifecycle
 from arena.capacity.workloads import load as capacity_workloads
 from arena.cli import findings_suite
 from arena.cli import main as cli
+from arena.cli.measuring import kinds
 from arena.console import Console
 from arena.errors import UsageError
 from arena.findings import catalog, pooled, rules
@@ -938,6 +939,16 @@ def test_every_run_of_the_suite_has_its_time_on_the_reference_machine_and_the_su
     assert sum(minutes.values()) < 110
 
 
+def test_each_run_of_the_suite_is_the_plan_its_shown_command_line_would_make():
+    """The suite runs each item's plan as a value; the command it shows (and its reference time's key)
+    is what a person would type for the same run."""
+    by_command = {kind.command: kind for kind in kinds().values()}
+    for item in findings_suite.plan(catalog.load(), machine=2).items:
+        command, *rest = item.argv()
+        typed = by_command[command].plan(cli.parser().parse_args([command, *rest]))
+        assert item.plan() == typed, item.shown()
+
+
 def test_a_broken_file_of_reference_times_is_a_clear_error(tmp_path, monkeypatch):
     broken = tmp_path / "findings-times.toml"
     broken.write_text('[minutes]\n"run --suite findings" = "soon"\n')
@@ -949,9 +960,9 @@ def test_a_broken_file_of_reference_times_is_a_clear_error(tmp_path, monkeypatch
 def test_measuring_the_suite_stops_at_a_run_that_fails_and_resume_skips_what_is_finished(tmp_path, monkeypatch):
     monkeypatch.setattr(store_module, "RESULTS", tmp_path)
     made = findings_suite.plan(catalog.load(), machine=2)
-    ran: list[list[str]] = []
+    ran: list[tuple] = []
     status = findings_suite.measure(
-        made, False, lambda argv: ran.append(argv) or (130 if len(ran) == 2 else 0), Console()
+        made, False, lambda item, resume: ran.append((item, resume)) or (130 if len(ran) == 2 else 0), Console()
     )
     assert status == 130 and len(ran) == 2
     store = Store()  # the first item's run finished, the second's was cut short
@@ -964,8 +975,8 @@ def test_measuring_the_suite_stops_at_a_run_that_fails_and_resume_skips_what_is_
             store.finish_run(run.id)
     store.close()
     ran.clear()
-    assert findings_suite.measure(made, True, lambda argv: ran.append(argv) or 0, Console()) == 0
-    assert ran[0][-2:] == ["--resume", f"r-{second.experiment}"] and len(ran) == len(made.items) - 1
+    assert findings_suite.measure(made, True, lambda item, resume: ran.append((item, resume)) or 0, Console()) == 0
+    assert ran[0] == (second, f"r-{second.experiment}") and len(ran) == len(made.items) - 1
 
 
 def test_a_run_whose_verdict_is_left_open_takes_twice_its_repetitions_and_its_verdicts_spend_over_both_readings(
@@ -989,10 +1000,10 @@ def test_a_run_whose_verdict_is_left_open_takes_twice_its_repetitions_and_its_ve
     store.resume_run(run.id)
     assert store.finish_run(run.id).measuring_s < 60
     store.close()
-    ran: list[list[str]] = []
+    ran: list[tuple] = []
     made = findings_suite.Plan([item], [])
-    assert findings_suite.measure(made, True, lambda argv: ran.append(argv) or 0, Console()) == 0
-    assert ran == [[*item.argv(), "--resume", "open"]]
+    assert findings_suite.measure(made, True, lambda item, resume: ran.append((item, resume)) or 0, Console()) == 0
+    assert ran == [(item, "open")]
     store = Store()
     extended = store.named("open")
     assert extended.plan["repeat"] == 6 and extended.plan["looked"] == [3] and extended.finished is None

@@ -23,6 +23,7 @@ LAYERS = {
     "questions asked of stored runs": {"findings", "gates"},
     "comparisons": {"compare"},
     "what a kind is": {"kind"},
+    "what a run is given": {"context"},  # the console, the claimed store, the database, the engine
     "reports": {"report"},
     "checks of an implementation": {"checks"},
     "load engines": {"engines"},

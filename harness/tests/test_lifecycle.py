@@ -1,7 +1,6 @@
 """The run lifecycle with a kind of its own: measures, keeps what is done on Ctrl-C, resumes only
 what is left, refuses a resume by another kind, and writes the summary from the table model."""
 
-import argparse
 import json
 import time
 from dataclasses import dataclass
@@ -10,6 +9,7 @@ import pytest
 
 from arena import lifecycle
 from arena.console import Console
+from arena.context import Context
 from arena.errors import UsageError
 from arena.kind import Batch, Cut, Plan, Task
 from arena.measured.measurement import Measurement, Outcome, payload
@@ -57,9 +57,6 @@ class Counting:
         self.manifest, self.stop, self.cut, self.measured = manifest, stop, cut, []
         self.enough = enough  # once this many are measured, the rest are not needed
 
-    def plan(self, options: argparse.Namespace) -> CountingPlan:
-        return CountingPlan("quick", [], [1], 1, n=options.n)
-
     def check(self, plan: CountingPlan) -> None:
         pass
 
@@ -69,7 +66,7 @@ class Counting:
     def experiments(self, plan: CountingPlan) -> list[str]:
         return ["count"]
 
-    def prepare(self, plan: CountingPlan, stored: list[Measurement], console: Console) -> Batch:
+    def prepare(self, plan: CountingPlan, stored: list[Measurement], context: Context) -> Batch:
         tasks = [Task(self.name, self.manifest, Step(i), 1, 0, 0.01) for i in range(plan.n)]
         return Batch(tasks, self.measure, ["skipped nothing: a note"], needless=self.needless)
 
@@ -104,13 +101,16 @@ class Counting:
         return Report(title, sections=sections, legend=legend(sections), skipped=skipped)
 
 
-def options(**given) -> argparse.Namespace:
-    return argparse.Namespace(**({"n": 4, "resume": None, "assertions": [], "junit": None} | given))
+def ran(kind: Counting, resume: str | None = None, assertions: tuple[str, ...] = (), junit: str | None = None) -> int:
+    """A run of four steps by the lifecycle, on a context of its own, as a command runs one."""
+    with Context.claimed(Console()) as context:
+        gates = lifecycle.Gates(list(assertions), junit)
+        return lifecycle.run(kind, CountingPlan("quick", [], [1], 1, n=4), context, resume, gates)
 
 
 def test_interrupt_keeps_what_is_done_and_resume_does_the_rest(fake, capsys):
     first = Counting(fake, stop=2)
-    assert lifecycle.run(first, options(), Console()) == 130
+    assert ran(first) == 130
     out = capsys.readouterr().out
     assert "interrupted: 2 measurement(s) of run" in out and "./arena counting --resume" in out
     assert first.measured == [0, 1]
@@ -123,7 +123,7 @@ def test_interrupt_keeps_what_is_done_and_resume_does_the_rest(fake, capsys):
     assert "| finished | no: interrupted at " in summary and f"--resume {interrupted.name} continues it" in summary
 
     rest = Counting(fake)
-    assert lifecycle.run(rest, options(resume="last"), Console()) == 0
+    assert ran(rest, resume="last") == 0
     out = capsys.readouterr().out
     assert rest.measured == [2, 3]
     assert "resuming: 2 of 4 measurements already stored" in out
@@ -139,10 +139,10 @@ def test_interrupt_keeps_what_is_done_and_resume_does_the_rest(fake, capsys):
 
 
 def test_a_task_cut_short_is_stored_before_the_run_stops_and_not_measured_again(fake, capsys):
-    assert lifecycle.run(Counting(fake, stop=2, cut=True), options(), Console()) == 130
+    assert ran(Counting(fake, stop=2, cut=True)) == 130
     assert "interrupted: 3 measurement(s) of run" in capsys.readouterr().out
     rest = Counting(fake)
-    assert lifecycle.run(rest, options(resume="last"), Console()) == 0
+    assert ran(rest, resume="last") == 0
     assert rest.measured == [3]
 
 
@@ -150,7 +150,7 @@ def test_tasks_a_kind_finds_needless_are_left_unmeasured_and_unstored(fake, caps
     """A kind that repeats until it is precise enough says, as each task comes due, that it is not
     needed: the run goes on without it, and stores what it measured only."""
     kind = Counting(fake, enough=2)
-    assert lifecycle.run(kind, options(), Console()) == 0
+    assert ran(kind) == 0
     assert kind.measured == [0, 1]
     assert capsys.readouterr().out.count("[not needed] ") == 2
     store = Store()
@@ -163,21 +163,21 @@ def test_a_run_is_resumed_only_by_its_own_command(fake):
     store.start_run("h1", "quick", {"kind": "http"}, {}, "abc", False)
     store.close()
     with pytest.raises(UsageError, match="h1 is a http run; resume it with its own command"):
-        lifecycle.run(Counting(fake), options(resume="h1"), Console())
+        ran(Counting(fake), resume="h1")
     with pytest.raises(UsageError, match="no counting run to resume"):
-        lifecycle.run(Counting(fake), options(resume="last"), Console())
+        ran(Counting(fake), resume="last")
 
 
 def test_an_assertion_breached_fails_the_run_and_names_the_point_in_junit(fake, tmp_path, capsys):
     junit = tmp_path / "assertions.xml"
-    given = options(assertions=["count:value<3", "count:value>=0"], junit=str(junit))
-    assert lifecycle.run(Counting(fake), given, Console()) == 1  # i=3 measured 3
+    given = ("count:value<3", "count:value>=0")
+    assert ran(Counting(fake), assertions=given, junit=str(junit)) == 1  # i=3 measured 3
     out = capsys.readouterr().out
     assert "assertions: 1 breached of 8" in out and "BREACHED" in out
     xml = junit.read_text()
     assert xml.count("<testcase") == 8 and xml.count("<failure") == 1
     assert 'classname="count:value&lt;3" name="fake count i=3 cpus=1"' in xml
-    assert lifecycle.run(Counting(fake), options(assertions=["count:value<=3"]), Console()) == 0
+    assert ran(Counting(fake), assertions=("count:value<=3",)) == 0
 
 
 @pytest.mark.parametrize(
@@ -193,5 +193,5 @@ def test_an_assertion_breached_fails_the_run_and_names_the_point_in_junit(fake, 
 def test_a_malformed_assertion_is_refused_before_anything_is_measured(fake, given, said):
     kind = Counting(fake)
     with pytest.raises(UsageError, match=said):
-        lifecycle.run(kind, options(assertions=[given]), Console())
+        ran(kind, assertions=(given,))
     assert kind.measured == []

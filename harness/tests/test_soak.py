@@ -11,6 +11,7 @@ import sys
 
 import pytest
 
+from arena.capacity.kind import CapacityKind
 from arena.capacity.probe import Runner
 from arena.capacity.result import CapacitySearch
 from arena.capacity.workloads import Objective, Workload
@@ -23,6 +24,7 @@ from arena.measured.measurement import Measurement, Outcome
 from arena.measured.store import Store
 from arena.report.render import markdown
 from arena.soak import edges, tables, trend
+from arena.soak import plan as soak_plan
 from arena.soak.parameters import load
 from arena.soak.periods import Period, hold
 from arena.soak.result import Soak
@@ -290,3 +292,12 @@ def test_bad_options_are_refused_in_one_line_before_anything_is_measured(argv, m
     assert cli.main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err and "measuring it first" not in err
+
+
+def test_the_capacity_run_a_soak_needs_first_is_the_plan_its_own_command_would_make():
+    """Where no edge is stored, `arena soak` runs capacity first: one start of the soak's workload on
+    the soak's budgets, built as a value, the same plan as the command a person would type."""
+    workload = load().workload
+    first = soak_plan.edges_first(["go"], workload, cli.parser().parse_args(["soak", "--cpus", "1"]))
+    typed = ["capacity", "--impl", "go", "--workload", workload, "--cpus", "1", "--repeat", "1"]
+    assert first == CapacityKind().plan(cli.parser().parse_args(typed))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+from collections.abc import Callable
 from pathlib import Path
 
 from arena.capacity import edge, sweep, tables
@@ -17,7 +18,8 @@ from arena.capacity.probe import Runner
 from arena.capacity.result import ClientSweep
 from arena.capacity.search import ENGINE_BOUND
 from arena.capacity.workloads import Point, chosen, load, objective_of
-from arena.console import Console
+from arena.context import Context
+from arena.engines.interface import LoadEngine
 from arena.frame import servers
 from arena.frame.attempt import FAILURES, Attempt
 from arena.frame.starts import Starts, start_settings
@@ -25,7 +27,7 @@ from arena.host.database import Database
 from arena.host.process import ServerError
 from arena.impls import catalog
 from arena.kind import CAPACITY as KIND
-from arena.kind import COMMANDS, Batch, Task
+from arena.kind import COMMANDS, Batch, Kind, Task
 from arena.measured.flags import Flag
 from arena.measured.measurement import Measurement
 from arena.measured.stats import NOISY_COV
@@ -33,7 +35,7 @@ from arena.measured.store import Run
 from arena.report.tables import Report
 
 
-class CapacityKind(servers.LoadsServers):
+class CapacityKind(Kind):
     name = KIND
     plans = CapacityPlan
     command = COMMANDS[KIND]
@@ -46,7 +48,6 @@ class CapacityKind(servers.LoadsServers):
     arguments = staticmethod(add_arguments)
 
     def plan(self, options: argparse.Namespace) -> CapacityPlan:
-        self.db_url = options.db_url
         return planned(options)
 
     def headline(self, plan: CapacityPlan) -> str:
@@ -56,11 +57,11 @@ class CapacityKind(servers.LoadsServers):
         starts = f"{least} to {plan.repeat}" if least < plan.repeat else str(least)
         return f"cpus {plan.cpus}, {starts} independent start(s) a cell, more where the order is open{scaling}{slo}"
 
-    def prepare(self, plan: CapacityPlan, stored: list[Measurement], console: Console) -> Batch:
-        workloads = chosen(plan.workload)
+    def prepare(self, plan: CapacityPlan, stored: list[Measurement], context: Context) -> Batch:
+        workloads, console, engine = chosen(plan.workload), context.console, context.engine
         manifests = catalog.rows(plan.impl, catalog.load, console.warn)
-        toolchains = servers.engines_built([self.engine], console)
-        prepared = servers.ready(toolchains, self.db_url, manifests, plan.cpus, console)
+        toolchains = servers.engines_built([engine], console)
+        prepared = servers.ready(toolchains, context.db_url, manifests, plan.cpus, console)
         with prepared.closing_on_error():
             data = {w.id: data_file(w, prepared.db) for w in workloads}
         points = [Point(w, objective_of(w, plan.slo)) for w in workloads]
@@ -81,14 +82,21 @@ class CapacityKind(servers.LoadsServers):
         starts = prepared.stack.enter_context(contextlib.closing(Starts(start_settings(points), db)))
         return Batch(
             tasks,
-            lambda task, phase: self.measure(task, data, prepared.db, starts, cells, phase),
+            lambda task, phase: self.measure(task, engine, data, prepared.db, starts, cells, phase),
             prepared.skipped,
             prepared.stack.close,
             cells.needless,
         )
 
     def measure(
-        self, task: Task, data: dict[str, Path | None], db: Database, starts: Starts, cells: Cells, phase
+        self,
+        task: Task,
+        engine: LoadEngine,
+        data: dict[str, Path | None],
+        db: Database,
+        starts: Starts,
+        cells: Cells,
+        phase: Callable[[str], None],
     ) -> Measurement:
         """One search (or sweep) on the start of the task's repetition, after the workloads before it."""
         point: Point = task.point
@@ -105,7 +113,7 @@ class CapacityKind(servers.LoadsServers):
                 attempt.parameters["db_cores"] = attempt.engine_cores
             server, before, age_s = starts.server(task, attempt.server_cores, phase)
             attempt.parameters["start"] = {"points_before": before, "process_age_s": round(age_s, 3)}
-            runner = Runner(self.engine, server, attempt.engine_cores, workload, data[workload.id], sampled_db)
+            runner = Runner(engine, server, attempt.engine_cores, workload, data[workload.id], sampled_db)
             setup_s = None
             if workload.setup:
                 phase("setup")

@@ -1,16 +1,17 @@
 """`arena findings`: a verdict on every finding of the seed studies from the newest runs (or those
-named), and the findings suite that measures what they need (cli/findings_suite.py); `again` runs
-one of the suite's commands as if typed."""
+named), and the findings suite that measures what they need (cli/findings_suite.py), each of its
+runs a plan of its kind on one context."""
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 
+from arena import lifecycle
 from arena.cli import findings_suite
 from arena.cli.measuring import kinds
 from arena.console import Console
-from arena.errors import UsageError
+from arena.context import Context
+from arena.errors import ArenaError, UsageError
 from arena.findings import calibrate, runs
 from arena.findings import catalog as findings_catalog
 from arena.findings import section as findings_section
@@ -36,7 +37,8 @@ def cmd_findings(args: argparse.Namespace, console: Console) -> int:
         if args.plan:
             findings_suite.show(made, console)
             return 0
-        status = findings_suite.measure(made, args.resume, args.again, console)
+        with Context.claimed(console) as context:
+            status = findings_suite.measure(made, args.resume, _runner(context), console)
         if status != 0:
             return status
     store = Store()
@@ -57,6 +59,21 @@ def cmd_findings(args: argparse.Namespace, console: Console) -> int:
     for note in made.notes:
         console.line(note)
     return 0
+
+
+def _runner(context: Context) -> findings_suite.RunItem:
+    """How the suite runs an item: its plan, by its kind's lifecycle on the suite's context. A run
+    that ends in an error says so and stops the suite, which says how to continue."""
+    every = kinds()
+
+    def run(item: findings_suite.Item, resume: str | None) -> int:
+        try:
+            return lifecycle.run(every[item.kind], item.plan(), context, resume)
+        except ArenaError as err:
+            context.console.error(err.line())
+            return err.status
+
+    return run
 
 
 def _calibrate(args: argparse.Namespace, console: Console) -> int:
@@ -117,7 +134,7 @@ def _changes(store: Store, console: Console) -> int:
     return 0
 
 
-def add_parsers(sub: argparse._SubParsersAction, again: Callable[[list[str]], int]) -> None:
+def add_parsers(sub: argparse._SubParsersAction) -> None:
     s = sub.add_parser(
         "findings", help="a verdict on every finding of the seed studies, from the newest runs or those named"
     )
@@ -125,4 +142,4 @@ def add_parsers(sub: argparse._SubParsersAction, again: Callable[[list[str]], in
     s.add_argument("--study", nargs="*", choices=STUDIES, default=[], help="only these studies' findings")
     s.add_argument("--verdict", nargs="*", choices=[str(v) for v in Verdict], default=[], help="only these verdicts")
     findings_suite.add_options(s)
-    s.set_defaults(func=cmd_findings, again=again)
+    s.set_defaults(func=cmd_findings)

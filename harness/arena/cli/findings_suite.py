@@ -26,9 +26,11 @@ from arena.kind import COMMANDS, FINDINGS, MICRO, REST
 from arena.measured.store import Run, Store
 from arena.micro import plan as micro_plan
 from arena.micro import suite as micro_suite
+from arena.micro.plan import MicroPlan
 from arena.paths import SPEC
 from arena.rest import plan as rest_plan
 from arena.rest import scenarios
+from arena.rest.plan import RestPlan
 
 SUITED = (REST, MICRO)  # the kinds whose profiles have the findings' points
 # How long each run of the suite took on the reference machine, for a machine that has not run it.
@@ -56,6 +58,13 @@ class Item:
     findings: tuple[str, ...]
     points: tuple[int, ...] = ()  # none: every point of the profile
 
+    def plan(self) -> RestPlan | MicroPlan:
+        """Its run's plan, as `./arena` would read it from `argv`."""
+        chosen = {"suite": FINDINGS, "impl": list(self.impls), "repeat": self.repeat, "point": list(self.points)}
+        if self.kind == MICRO:
+            return MicroPlan(**chosen, cpus=list(self.cpus), bench=[self.experiment])
+        return RestPlan(**chosen, cpus=list(self.cpus), scenario=[self.experiment])
+
     def argv(self) -> list[str]:
         chosen = [OPTION[self.kind], self.experiment, *(["--point", *map(str, self.points)] if self.points else [])]
         chosen += ["--impl", *self.impls, "--cpus", ",".join(map(str, self.cpus))]
@@ -63,6 +72,10 @@ class Item:
 
     def shown(self) -> str:
         return "./arena " + " ".join(self.argv())
+
+
+# How the suite runs one of its items: the item, and the name of a stored run of it to continue.
+RunItem = Callable[[Item, str | None], int]
 
 
 @dataclass(frozen=True)
@@ -269,31 +282,31 @@ def show(made: Plan, console: Console) -> None:
             console.line(f"  {line}")
 
 
-def measure(made: Plan, resume: bool, run: Callable[[list[str]], int], console: Console) -> int:
-    """Runs each item in turn (`run` takes a command line); with `resume`, continues an unfinished
-    findings run of an item and skips an item that has a finished one. Stops at the first run that
-    does not end well, and says how to continue. Each run shows its own progress; before it, what
-    the suite has left (expected_s)."""
+def measure(made: Plan, resume: bool, run: RunItem, console: Console) -> int:
+    """Runs each item in turn (`run` takes the item and a stored run to resume, if any); with
+    `resume`, continues an unfinished findings run of an item and skips an item that has a finished
+    one. Stops at the first run that does not end well, and says how to continue. Each run shows its
+    own progress; before it, what the suite has left (expected_s)."""
     left = [expected_s(item)[0] for item in made.items]
     for i, item in enumerate(made.items, 1):
-        argv = item.argv()
+        resumed = None
         if resume:
             newest = _newest(item)
             if newest is not None and newest.finished is not None:
                 console.line(f"[{i}/{len(made.items)}] {item.experiment}: measured in run {newest.name}")
                 continue
-            if newest is not None:
-                argv += ["--resume", newest.name]
-        console.line(f"\n[{i}/{len(made.items)}] ./arena {' '.join(argv)}  (for {', '.join(item.findings)})")
+            resumed = newest.name if newest is not None else None
+        shown = item.shown() + (f" --resume {resumed}" if resumed else "")
+        console.line(f"\n[{i}/{len(made.items)}] {shown}  (for {', '.join(item.findings)})")
         console.line(f"        about {sum(left[i - 1 :]) / 60:.0f} min of the suite's measuring left")
-        status = run(argv)
+        status = run(item, resumed)
         if status != 0:
             console.line(f"\nstopped at {item.experiment}: `./arena findings --measure --resume` continues")
             return status
     return _extend(made, run, console)
 
 
-def _extend(made: Plan, run: Callable[[list[str]], int], console: Console) -> int:
+def _extend(made: Plan, run: RunItem, console: Console) -> int:
     """More repetitions where a verdict is still open: each run that measured a deciding test left
     "no difference measured" takes twice its repetitions (at most MOST_REPEAT), once, cheapest
     first, within what the first pass left of MEASURING_S; its numbers are then read twice, and
@@ -335,11 +348,9 @@ def _extend(made: Plan, run: Callable[[list[str]], int], console: Console) -> in
         f"\nmore repetitions where a verdict is still open ({len(extended)} run(s), within {MEASURING_S // 60} min):"
     )
     for i, (item, measured, more, serves) in enumerate(extended, 1):
-        argv = [*item.argv(), "--resume", measured.name]
-        console.line(
-            f"\n[+{i}/{len(extended)}] ./arena {' '.join(argv)}  ({more} repetitions, for {', '.join(serves)})"
-        )
-        status = run(argv)
+        shown = f"{item.shown()} --resume {measured.name}"
+        console.line(f"\n[+{i}/{len(extended)}] {shown}  ({more} repetitions, for {', '.join(serves)})")
+        status = run(item, measured.name)
         if status != 0:
             console.line(f"\nstopped at {item.experiment}: `./arena findings --measure --resume` continues")
             return status

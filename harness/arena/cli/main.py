@@ -21,7 +21,7 @@ def parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     impls.add_parsers(sub)
     measuring.add_parsers(sub)
-    findings.add_parsers(sub, again=main)
+    findings.add_parsers(sub)
     compare.add_parsers(sub)
     stored.add_parsers(sub)
     benchmark.add_parsers(sub)

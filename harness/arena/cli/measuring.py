@@ -8,7 +8,7 @@ import argparse
 from arena import lifecycle, options
 from arena.capacity.kind import CapacityKind
 from arena.console import Console
-from arena.engines.loadgen import Loadgen
+from arena.context import Context
 from arena.engines.locust import engine as locust
 from arena.gates import assertion
 from arena.kind import CAPACITY, FINDINGS, MICRO, REST, SOAK, Kind
@@ -21,49 +21,48 @@ from arena.soak.kind import SoakKind
 
 def kinds() -> dict[str, Kind]:
     """Every kind of measurement, by the name its runs are stored with."""
-    return {
-        kind.name: kind for kind in (RestKind(Loadgen()), MicroKind(), CapacityKind(Loadgen()), SoakKind(Loadgen()))
-    }
+    return {kind.name: kind for kind in (RestKind(), MicroKind(), CapacityKind(), SoakKind())}
+
+
+def _run(kind: Kind, args: argparse.Namespace, console: Console) -> int:
+    """The command's run: its options as a plan, checked before the store is claimed, then run."""
+    plan = kind.plan(args)
+    gates = lifecycle.Gates(args.assertions, args.junit)
+    with Context.claimed(console, getattr(args, "db_url", None)) as context:
+        return lifecycle.run(kind, plan, context, args.resume, gates)
 
 
 def cmd_run(args: argparse.Namespace, console: Console) -> int:
-    return lifecycle.run(kinds()[REST], args, console)
+    return _run(kinds()[REST], args, console)
 
 
 def cmd_micro(args: argparse.Namespace, console: Console) -> int:
-    return lifecycle.run(kinds()[MICRO], args, console)
+    return _run(kinds()[MICRO], args, console)
 
 
 def cmd_capacity(args: argparse.Namespace, console: Console) -> int:
-    return lifecycle.run(kinds()[CAPACITY], args, console)
+    return _run(kinds()[CAPACITY], args, console)
 
 
 def cmd_soak(args: argparse.Namespace, console: Console) -> int:
     """The soak, after a capacity run of its workload for the implementations with no stored edge
-    (one start each: an edge to take a share of, spec/soak.md)."""
+    (one start each: an edge to take a share of, spec/soak.md). The soak's plan is made once those
+    edges are stored: its rates are shares of them."""
     every = kinds()
-    if args.rate is None and not args.resume:
-        assertion.parse_all(args.assertions, [SOAK])  # refused before the edges are measured
-        missing = soak_plan.without_edge(args)
-        if missing:
+    soak = every[SOAK]
+    gates = lifecycle.Gates(args.assertions, args.junit)
+    if args.rate is not None or args.resume:
+        return _run(soak, args, console)
+    assertion.parse_all(args.assertions, [SOAK])  # refused before the edges are measured
+    with Context.claimed(console, args.db_url) as context:
+        if missing := soak_plan.without_edge(args):
             workload = soak_parameters.load().workload
             console.line(f"arena soak: no stored {workload} edge for {', '.join(missing)}: measuring it first")
-            first = argparse.Namespace(
-                impl=missing,
-                workload=[workload],
-                cpus=args.cpus,
-                repeat=1,
-                slo=None,
-                scaling=False,
-                db_url=args.db_url,
-                resume=None,
-                assertions=[],
-                junit=None,
-            )
-            status = lifecycle.run(every[CAPACITY], first, console)
+            first = soak_plan.edges_first(missing, workload, args)
+            status = lifecycle.run(every[CAPACITY], first, context)
             if status != 0:
                 return status
-    return lifecycle.run(every[SOAK], args, console)
+        return lifecycle.run(soak, soak.plan(args), context, gates=gates)
 
 
 def cmd_worker(args: argparse.Namespace, console: Console) -> int:

@@ -11,25 +11,9 @@ from dataclasses import dataclass
 from arena.checks import verify
 from arena.console import Console
 from arena.engines.interface import LoadEngine
-from arena.host import cores
 from arena.host.database import Database
 from arena.impls.catalog import Manifest
 from arena.impls.toolchain import Toolchains
-from arena.kind import Plan
-
-
-class LoadsServers:
-    """What every kind that loads servers shares: its own load engine, the user's database (given
-    with the options each time, never stored with the plan), and a stored plan's core budgets
-    checked against this machine before a resume."""
-
-    def __init__(self, engine: LoadEngine) -> None:
-        self.engine = engine
-        self.db_url: str | None = None
-
-    def check(self, plan: Plan) -> None:
-        for cpus in plan.cpus or []:
-            cores.check_budget(cpus)
 
 
 @dataclass

@@ -10,15 +10,13 @@ from __future__ import annotations
 
 import argparse
 
-from arena.console import Console
-from arena.host import cores
+from arena.context import Context
 from arena.impls import catalog
 from arena.impls.prepare import prepare
 from arena.impls.toolchain import Toolchains
-from arena.kind import COMMANDS, Batch
+from arena.kind import COMMANDS, Batch, Kind
 from arena.kind import MICRO as KIND
 from arena.measured.measurement import Measurement
-from arena.measured.stats import NOISY_COV
 from arena.measured.store import Run
 from arena.micro import suite, tables
 from arena.micro.measure import Measurer, outcome
@@ -27,20 +25,16 @@ from arena.micro.result import SpawnSearch
 from arena.report.tables import Report
 
 
-class MicroKind:
+class MicroKind(Kind):
     name = KIND
     plans = MicroPlan
     command = COMMANDS[KIND]
     help = "the actor and process micro-benchmarks of spec/micro.md"
-    repeat, repeat_help, suited = 3, "repetitions of every point (default 3)", True
+    suited = True
     arguments = staticmethod(add_arguments)
 
     def plan(self, options: argparse.Namespace) -> MicroPlan:
         return planned(options)
-
-    def check(self, plan: MicroPlan) -> None:
-        for cpus in plan.cpus or []:
-            cores.check_budget(cpus)
 
     def headline(self, plan: MicroPlan) -> str:
         limits = suite.limits(plan.suite)
@@ -50,8 +44,8 @@ class MicroKind:
             f"each run bounded by {limits.seconds:g} s and {limits.run_memory_mb()} MiB"
         )
 
-    def prepare(self, plan: MicroPlan, stored: list[Measurement], console: Console) -> Batch:
-        benches, limits = suite.load(plan.bench), suite.limits(plan.suite)
+    def prepare(self, plan: MicroPlan, stored: list[Measurement], context: Context) -> Batch:
+        benches, limits, console = suite.load(plan.bench), suite.limits(plan.suite), context.console
         self.benches = {b.id: b for b in benches}
         toolchains = Toolchains(say=console.line)
         console.line("preparing")
@@ -73,9 +67,6 @@ class MicroKind:
 
     def experiments(self, plan: MicroPlan) -> list[str]:
         return [b.id for b in suite.load(plan.bench)]
-
-    def noisy(self, m: Measurement) -> float:
-        return NOISY_COV
 
     def main_metrics(self, m: Measurement) -> dict[str, bool]:
         if isinstance(m.payload, SpawnSearch):

@@ -8,15 +8,14 @@ import contextlib
 from dataclasses import replace
 
 from arena.checks import reference
-from arena.console import Console
+from arena.context import Context
 from arena.engines.interface import LoadEngine
 from arena.engines.locust.engine import Locust
 from arena.frame import servers
 from arena.frame.starts import Starts, start_settings
 from arena.impls import catalog
-from arena.kind import COMMANDS, REST, Batch, Task
+from arena.kind import COMMANDS, REST, Batch, Kind, Task
 from arena.measured.measurement import Measurement
-from arena.measured.stats import NOISY_COV
 from arena.measured.store import Run
 from arena.report import features
 from arena.report.tables import Report
@@ -27,24 +26,23 @@ from arena.rest.plan import RestPlan, add_arguments, estimate, planned
 USERS_ROWS = 100_000
 
 
-class RestKind(servers.LoadsServers):
+class RestKind(Kind):
     name = REST
     plans = RestPlan
     command = COMMANDS[REST]
     help = "the main job: install, build, verify, measure, report"
-    repeat, repeat_help, suited = 3, "repetitions of every point (default 3)", True
+    suited = True
     arguments = staticmethod(add_arguments)
 
     def plan(self, options: argparse.Namespace) -> RestPlan:
-        self.db_url = options.db_url
         return planned(options)
 
-    def engines(self, plan: RestPlan) -> dict[str, LoadEngine]:
+    def engines(self, plan: RestPlan, context: Context) -> dict[str, LoadEngine]:
         """The plan's engines by name."""
         chosen = plan.engine
         made: dict[str, LoadEngine] = {}
         if chosen in ("loadgen", "both"):
-            made[self.engine.name] = self.engine
+            made[context.engine.name] = context.engine
         if chosen in ("locust", "both"):
             made["locust"] = Locust(plan.workers, plan.remote_workers, plan.host)
         return made
@@ -54,10 +52,10 @@ class RestKind(servers.LoadsServers):
         workers = f" with {plan.workers} {'remote ' if plan.remote_workers else ''}worker(s)" if plan.workers else ""
         return f"suite {plan.suite}, cpus {plan.cpus}, {plan.repeat} repetition(s), engine {engine}{workers}"
 
-    def prepare(self, plan: RestPlan, stored: list[Measurement], console: Console) -> Batch:
-        chosen = [s for s in scenarios.load(plan.scenario) if not s.pending]
+    def prepare(self, plan: RestPlan, stored: list[Measurement], context: Context) -> Batch:
+        chosen, console = [s for s in scenarios.load(plan.scenario) if not s.pending], context.console
         manifests = catalog.rows(plan.impl, catalog.load, console.warn)
-        engines = self.engines(plan)
+        engines = self.engines(plan, context)
         toolchains = servers.engines_built(engines.values(), console)
         users = reference.users_file(USERS_ROWS) if any(s.users_csv for s in chosen) else None
         points = []
@@ -73,7 +71,7 @@ class RestKind(servers.LoadsServers):
 
         # The database lives as long as the batch: conformance's /record checks and the record
         # scenarios use it; the batch's close stops the server of the last start, then it.
-        prepared = servers.ready(toolchains, self.db_url, manifests, plan.cpus, console)
+        prepared = servers.ready(toolchains, context.db_url, manifests, plan.cpus, console)
         tasks = []
         for repetition in range(plan.repeat):
             for manifest, cpus in prepared.ready:
@@ -97,9 +95,6 @@ class RestKind(servers.LoadsServers):
 
     def experiments(self, plan: RestPlan) -> list[str]:
         return [s.id for s in scenarios.load(plan.scenario) if not s.pending]
-
-    def noisy(self, m: Measurement) -> float:
-        return NOISY_COV
 
     def main_metrics(self, m: Measurement) -> dict[str, bool]:
         return {"rps": True, "p50_ms": False, "p99_ms": False}

@@ -13,17 +13,17 @@ from arena.capacity.probe import Runner
 from arena.capacity.saturation import saturate
 from arena.capacity.workloads import SearchParameters, Workload, chosen
 from arena.capacity.workloads import load as capacity_parameters
-from arena.console import Console
+from arena.context import Context
+from arena.engines.interface import LoadEngine
 from arena.frame import servers
 from arena.frame.attempt import FAILURES, Attempt
 from arena.host.database import Database
 from arena.host.process import ServerError, free_port, running
 from arena.impls import catalog
-from arena.kind import COMMANDS, Batch, Cut, Task
+from arena.kind import COMMANDS, Batch, Cut, Kind, Task
 from arena.kind import SOAK as KIND
 from arena.measured.flags import Flag
 from arena.measured.measurement import Measurement
-from arena.measured.stats import NOISY_COV
 from arena.measured.store import Run
 from arena.report.tables import Report
 from arena.soak import tables
@@ -35,7 +35,7 @@ from arena.soak.result import Soak
 START_S = 10  # a start and its first answer, for the ETA
 
 
-class SoakKind(servers.LoadsServers):
+class SoakKind(Kind):
     name = KIND
     plans = SoakPlan
     command = COMMANDS[KIND]
@@ -44,7 +44,6 @@ class SoakKind(servers.LoadsServers):
     arguments = staticmethod(add_arguments)
 
     def plan(self, options: argparse.Namespace) -> SoakPlan:
-        self.db_url = options.db_url
         return planned(options)
 
     def headline(self, plan: SoakPlan) -> str:
@@ -54,12 +53,12 @@ class SoakKind(servers.LoadsServers):
     def experiments(self, plan: SoakPlan) -> list[str]:
         return [KIND]
 
-    def prepare(self, plan: SoakPlan, stored: list[Measurement], console: Console) -> Batch:
-        parameters, search = load(), capacity_parameters()[0]
+    def prepare(self, plan: SoakPlan, stored: list[Measurement], context: Context) -> Batch:
+        parameters, search, console, engine = load(), capacity_parameters()[0], context.console, context.engine
         (workload,) = chosen([parameters.workload])
         manifests = catalog.rows(plan.impl, catalog.load, console.warn)
-        toolchains = servers.engines_built([self.engine], console)
-        prepared = servers.ready(toolchains, self.db_url, manifests, plan.cpus, console)
+        toolchains = servers.engines_built([engine], console)
+        prepared = servers.ready(toolchains, context.db_url, manifests, plan.cpus, console)
         with prepared.closing_on_error():
             data = data_file(workload, prepared.db)
         point = Point(plan.minutes, plan.share, plan.rate)
@@ -77,7 +76,9 @@ class SoakKind(servers.LoadsServers):
             console.line(f"  {line}")
         return Batch(
             tasks,
-            lambda task, phase: self.measure(task, plan, parameters, search, workload, data, prepared.db, phase),
+            lambda task, phase: self.measure(
+                task, plan, engine, parameters, search, workload, data, prepared.db, phase
+            ),
             prepared.skipped + missing,
             prepared.stack.close,
         )
@@ -86,6 +87,7 @@ class SoakKind(servers.LoadsServers):
         self,
         task: Task,
         plan: SoakPlan,
+        engine: LoadEngine,
         parameters: Parameters,
         search: SearchParameters,
         workload: Workload,
@@ -118,7 +120,7 @@ class SoakKind(servers.LoadsServers):
                 # Warmed as the capacity search warmed the start whose edge sets the rate (its JIT's
                 # warm_s included): the rate is a share of a warm start's capacity.
                 phase(f"saturating with {search.saturation_clients} clients")
-                runner = Runner(self.engine, server, engine_cores, workload, data)
+                runner = Runner(engine, server, engine_cores, workload, data)
                 saturate(runner, search, task.manifest.warm_s)
                 hold(runner, rate, search, parameters, periods, phase, held)
         except KeyboardInterrupt:
@@ -134,9 +136,6 @@ class SoakKind(servers.LoadsServers):
 
     def report(self, run: Run, title: str, measurements: list[Measurement], skipped: list[str]) -> Report:
         return tables.report(title, measurements, skipped, load())
-
-    def noisy(self, m: Measurement) -> float:
-        return NOISY_COV
 
     def main_metrics(self, m: Measurement) -> dict[str, bool]:
         return {"memory_slope_mib_h": False, "p99_drift": False, "p99_ms": False}

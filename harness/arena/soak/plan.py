@@ -9,11 +9,12 @@ import json
 from dataclasses import dataclass, field
 
 from arena import options
+from arena.capacity.plan import CapacityPlan
 from arena.errors import UsageError
 from arena.host import cores
 from arena.impls import catalog
+from arena.kind import CAPACITY, Plan, repetitions
 from arena.kind import SOAK as KIND
-from arena.kind import Plan, repetitions
 from arena.measured.store import Store
 from arena.soak import edges
 from arena.soak.parameters import load
@@ -93,7 +94,12 @@ def without_edge(options: argparse.Namespace) -> list[str]:
     return [name for name in names if any((name, cpus) not in found for cpus in budgets)]
 
 
-@staticmethod
+def edges_first(missing: list[str], workload: str, options: argparse.Namespace) -> CapacityPlan:
+    """The capacity run a soak takes its rates from where no edge is stored (`without_edge`): the
+    soak's workload on the soak's budgets, one start each (spec/soak.md)."""
+    return CapacityPlan(suite=CAPACITY, impl=missing, cpus=checked(options).cpus, repeat=1, workload=[workload])
+
+
 def planned(options: argparse.Namespace) -> SoakPlan:
     """The options, and each implementation's rate: given, or its share of the stored edge (looked
     up now, so that a resumed soak holds the rates it began with)."""
