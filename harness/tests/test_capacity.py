@@ -12,7 +12,7 @@ import textwrap
 import pytest
 
 from arena.capacity import edge, sweep, tables
-from arena.capacity import kind as capacity_kind
+from arena.capacity import measure as capacity_measure
 from arena.capacity.cells import Cells
 from arena.capacity.probe import Prober, Runner, judged, predicted, warmup_rule, window_s
 from arena.capacity.result import CapacitySearch, ClientSweep
@@ -216,7 +216,7 @@ def measured(engine: LoadEngine, task: Task, data: dict) -> Measurement:
     """One measurement by `engine` on a start of its own, stopped after it."""
     with contextlib.closing(Starts(start_settings([task.point]))) as starts:
         cells = Cells([], load()[0].starts)
-        return capacity_kind.CapacityKind().measure(task, engine, data, None, starts, cells, lambda _: None)
+        return capacity_measure.measure(task, engine, data, None, starts, cells, lambda _: None)
 
 
 def synthetic(document: dict, p99_ms: float = 1.0, answered: float = 1.0, rate: float | None = None) -> dict:
@@ -275,7 +275,7 @@ def test_an_engine_that_saturates_first_gives_at_least_x_engine_bound_never_the_
 
 
 def test_one_start_serves_a_repetitions_workloads_each_warmed_under_its_own_load(fake):
-    kind, engine = capacity_kind.CapacityKind(), SaturatingEngine(limit=2500)
+    engine = SaturatingEngine(limit=2500)
     root = dataclasses.replace(WORK, id="root", steps=[{"name": "root", "method": "GET", "path": "/", "expect": [200]}])
     points = [Point(WORK, WORK.objective), Point(root, root.objective)]
     jit = dataclasses.replace(fake, warm_s=3.0)
@@ -283,7 +283,9 @@ def test_one_start_serves_a_repetitions_workloads_each_warmed_under_its_own_load
     edges, servers, found = Cells([], load()[0].starts), [], []
     with contextlib.closing(Starts(start_settings(points))) as starts:
         for task in tasks:
-            m = kind.measure(task, engine, {"work": None, "root": None}, None, starts, edges, lambda _: None)
+            m = capacity_measure.measure(
+                task, engine, {"work": None, "root": None}, None, starts, edges, lambda _: None
+            )
             assert m.measured, m.reason
             servers.append(starts.current.server)
             found.append(m)
@@ -295,12 +297,14 @@ def test_one_start_serves_a_repetitions_workloads_each_warmed_under_its_own_load
 
 
 def test_a_start_that_died_between_workloads_is_replaced_by_a_fresh_one(fake):
-    kind, engine = capacity_kind.CapacityKind(), SaturatingEngine(limit=2500)
+    engine = SaturatingEngine(limit=2500)
     task = Task("capacity", fake, Point(WORK, WORK.objective), 1, 0, 1.0)
     with contextlib.closing(Starts(start_settings([task.point]))) as starts:
         first, _, _ = starts.server(task, [0], lambda _: None)
         first.stop()  # died between two workloads
-        m = kind.measure(task, engine, {"work": None}, None, starts, Cells([], load()[0].starts), lambda _: None)
+        m = capacity_measure.measure(
+            task, engine, {"work": None}, None, starts, Cells([], load()[0].starts), lambda _: None
+        )
         assert m.measured and starts.current.server is not first and m.parameters["start"]["points_before"] == 0
 
 

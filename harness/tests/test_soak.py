@@ -24,6 +24,7 @@ from arena.measured.measurement import Measurement, Outcome
 from arena.measured.store import Store
 from arena.report.render import markdown
 from arena.soak import edges, tables, trend
+from arena.soak import measure as soak_measure
 from arena.soak import plan as soak_plan
 from arena.soak.parameters import load
 from arena.soak.periods import Period, hold
@@ -245,7 +246,7 @@ def test_a_server_that_stops_answering_is_flagged_though_its_memory_and_p99_hold
     stayed flat and no answer gave a p99 that could drift."""
     stopped = synthetic("stopped", 0.0, errors=6000)
     assert "errors" in stopped.flags and "memory-grows" not in stopped.flags
-    assert "no answer measured, errors 100.00%" in tables.outcome(stopped)
+    assert "no answer measured, errors 100.00%" in soak_measure.outcome(stopped)
     assert stopped.payload.exported()["p99_ms"] is None  # not a p99 of 0 ms
     behind = synthetic("behind", 0.0, errors=0, dropped=2)  # 10 of 6,000 requests never sent
     assert "errors" in behind.flags and behind.payload.error_ratio() == pytest.approx(10 / 6010)

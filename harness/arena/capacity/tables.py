@@ -11,7 +11,7 @@ from collections import Counter, defaultdict
 
 from arena.capacity import held, order, precision, scaling
 from arena.capacity.probe import Probe
-from arena.capacity.result import CapacitySearch, ClientSweep
+from arena.capacity.result import CapacitySearch
 from arena.capacity.search import FOUND
 from arena.capacity.workloads import Held, Objective, Workload, load, objective_label, unit_of
 from arena.engines.interface import ENGINE_BUSY_MAX
@@ -413,22 +413,3 @@ def _noisy(workloads: list[Workload]) -> str:
         f"; {bound:.0%} for {', '.join(w.id for w in workloads if w.noisy == bound)}" for bound in stricter
     )
     return f"the edges' CV over starts is above {NOISY_COV:.0%}{by_bound} (spec/capacity.toml)"
-
-
-def outcome(m: Measurement) -> str:
-    """A search or a sweep in one line, for the progress display."""
-    if not m.measured:
-        return f"FAILED: {m.reason.splitlines()[0] if m.reason else 'no reason given'}"
-    if isinstance(m.payload, ClientSweep):
-        levels = m.payload.level_list()
-        return "  ".join(f"{level.clients}: {level.throughput:,.0f}/s" for level in levels)
-    search: CapacitySearch = m.payload
-    probe = search.at_edge()
-    if search.edge is None:
-        edge = "no rate passed"
-    elif search.holds:
-        edge = f"held {search.edge:,.0f} connections"
-    else:
-        edge = f"edge {search.edge:,.1f}/s"
-    spent = f"  p99 {probe.p99_ms:.1f} ms  cpu {probe.server_cpu_s:.1f} s" if probe else ""
-    return f"{edge} ({search.ended}, {len(search.probes)} probes){spent}"

@@ -1,14 +1,18 @@
 """One attempt at a task of a kind that loads a server: its cores split between the server and
-the engine, the flags, versions and parameters it has gathered, and what it stores — a measurement,
-or a failure whose reason is the error's, flagged crashed when the server died. The errors a
-measurement can meet are `FAILURES`; anything else is a bug, and ends the run."""
+the engine, its server's start and its database readied the same way for every kind, the flags,
+versions and parameters it has gathered, and what it stores — a measurement, or a failure whose
+reason is the error's, flagged crashed when the server died. The errors a measurement can meet are
+`FAILURES`; anything else is a bug, and ends the run."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from arena.engines.interface import EngineError
+from arena.frame.starts import Starts
 from arena.host import cores
-from arena.host.database import DatabaseError
-from arena.host.process import ServerError
+from arena.host.database import Database, DatabaseError
+from arena.host.process import Server, ServerError
 from arena.impls.toolchain import runtime_version
 from arena.kind import Task
 from arena.measured.flags import Flag
@@ -24,6 +28,22 @@ class Attempt:
         self.flags: list[str] = [Flag.SHARED_CORES] if shared else []
         self.versions = {"runtime": runtime_version(task.manifest), "framework": task.manifest.framework}
         self.parameters: dict = {"server_cores": self.server_cores, "engine_cores": self.engine_cores}
+
+    def start(self, starts: Starts, phase: Callable[[str], None]) -> Server:
+        """The server of the task's repetition (frame/starts.py), with what that start served
+        before it and its age recorded: what one workload leaves the next is stated."""
+        server, before, age_s = starts.server(self.task, self.server_cores, phase)
+        self.parameters["start"] = {"points_before": before, "process_age_s": round(age_s, 3)}
+        return server
+
+    def on_database(self, db: Database) -> Database | None:
+        """A point that uses the database begins from its seeded records, the database on the
+        engine's cores (the client side of the server); the database to sample beside the server,
+        where the harness started it (the user's own is not ours to measure), else None."""
+        db.reset()
+        db.pin(self.engine_cores)
+        self.parameters["db_cores"] = self.engine_cores
+        return db if db.own else None
 
     def failed(self, err: Exception, crashed: bool = False) -> Measurement:
         """The task failed with `err`; `crashed` when the server died (or never started), not

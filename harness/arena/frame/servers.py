@@ -1,19 +1,24 @@
 """What a measuring kind's plan runs on, prepared once for its batch: the load engines built, the
 database `/record` uses, the implementations that build and pass conformance on each budget (and
-what was skipped, with the reason), and the exit stack that ends them when the batch ends."""
+what was skipped, with the reason), and the exit stack that ends them when the batch ends — the
+scaffolding every kind that loads servers shares, written once."""
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from arena.checks import verify
 from arena.console import Console
+from arena.context import Context
 from arena.engines.interface import LoadEngine
 from arena.host.database import Database
+from arena.impls import catalog
 from arena.impls.catalog import Manifest
 from arena.impls.toolchain import Toolchains
+from arena.kind import Batch, Plan, Task
+from arena.measured.measurement import Measurement
 
 
 @dataclass
@@ -23,6 +28,17 @@ class Servers:
     skipped: list[str]
     stack: contextlib.ExitStack  # the database and the servers kept between tasks: the batch closes it
 
+    def batch(
+        self,
+        tasks: list[Task],
+        measure: Callable[[Task, Callable[[str], None]], Measurement],
+        skipped: Iterable[str] = (),
+        needless: Callable[[Task], str | None] = lambda _: None,
+    ) -> Batch:
+        """The kind's tasks on these servers: what they skipped beside what was skipped here, and
+        these ended when measuring ends, however it ends."""
+        return Batch(tasks, measure, self.skipped + list(skipped), self.stack.close, needless)
+
     @contextlib.contextmanager
     def closing_on_error(self) -> Iterator[None]:
         """What a kind prepares on top of these; if it fails (Ctrl-C included), they are ended too."""
@@ -31,6 +47,14 @@ class Servers:
         except BaseException:
             self.stack.close()
             raise
+
+
+def prepared(plan: Plan, context: Context, engines: Iterable[LoadEngine]) -> Servers:
+    """What every kind that loads servers begins with: its engines built, and the implementations
+    the plan names that build and pass conformance on its budgets, on the database."""
+    console = context.console
+    manifests = catalog.rows(plan.impl, catalog.load, console.warn)
+    return ready(engines_built(engines, console), context.db_url, manifests, plan.cpus, console)
 
 
 def engines_built(engines: Iterable[LoadEngine], console: Console) -> Toolchains:

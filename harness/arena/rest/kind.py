@@ -53,10 +53,8 @@ class RestKind(Kind):
         return f"suite {plan.suite}, cpus {plan.cpus}, {plan.repeat} repetition(s), engine {engine}{workers}"
 
     def prepare(self, plan: RestPlan, stored: list[Measurement], context: Context) -> Batch:
-        chosen, console = [s for s in scenarios.load(plan.scenario) if not s.pending], context.console
-        manifests = catalog.rows(plan.impl, catalog.load, console.warn)
+        chosen = [s for s in scenarios.load(plan.scenario) if not s.pending]
         engines = self.engines(plan, context)
-        toolchains = servers.engines_built(engines.values(), console)
         users = reference.users_file(USERS_ROWS) if any(s.users_csv for s in chosen) else None
         points = []
         for scenario in chosen:
@@ -71,7 +69,7 @@ class RestKind(Kind):
 
         # The database lives as long as the batch: conformance's /record checks and the record
         # scenarios use it; the batch's close stops the server of the last start, then it.
-        prepared = servers.ready(toolchains, context.db_url, manifests, plan.cpus, console)
+        prepared = servers.prepared(plan, context, engines.values())
         tasks = []
         for repetition in range(plan.repeat):
             for manifest, cpus in prepared.ready:
@@ -83,11 +81,8 @@ class RestKind(Kind):
                 ]
         db = prepared.db
         starts = prepared.stack.enter_context(contextlib.closing(Starts(start_settings(points), db, plan.host)))
-        return Batch(
-            tasks,
-            lambda task, phase: measure.measure(task, engines[task.point.engine], users, starts, db, phase),
-            prepared.skipped,
-            prepared.stack.close,
+        return prepared.batch(
+            tasks, lambda task, phase: measure.measure(task, engines[task.point.engine], users, starts, db, phase)
         )
 
     def outcome(self, m: Measurement) -> str:

@@ -46,20 +46,15 @@ def measure(
     attempt.parameters["settings"] = starts.settings[(point.experiment, point.key)]
     flags, engine_cores = attempt.flags, attempt.engine_cores
     rule = point.warmup()
-    # The database of a record scenario runs on the engine's cores (the client side of the server),
-    # and its cost is sampled like the server's when the harness started it.
-    sampled_db = db if point.scenario.database and db is not None and db.own else None
-    if sampled_db:
-        sampled_db.pin(engine_cores)
-        attempt.parameters["db_cores"] = engine_cores
     server = None
     try:
-        if point.scenario.database and db is not None:
-            db.reset()
-        server, before, age_s = starts.server(task, attempt.server_cores, phase)
+        # The database of a record scenario runs on the engine's cores (the client side of the
+        # server), and its cost is sampled like the server's when the harness started it.
+        sampled_db = attempt.on_database(db) if point.scenario.database and db is not None else None
+        server = attempt.start(starts, phase)
         warm_s = rule.max_s if rule else 0.0
         document = point.engine_scenario(server.port, task.cpus, users, warm_s + length + SLACK_S, server.host)
-        attempt.parameters |= {"engine": document, "start": {"points_before": before, "process_age_s": round(age_s, 3)}}
+        attempt.parameters["engine"] = document
         phase("warm-up, then measure")
         db_sampling = Sampler(sampled_db, proportional=True) if sampled_db else contextlib.nullcontext()
         with Sampler(server) as sampler, db_sampling as db_sampler:
@@ -103,8 +98,8 @@ def measure(
         engine_cpu_s=run.cpu_s,
         engine_workers=run.result.get("engine", {}).get("workers"),
         ready_s=server.ready_s,
-        points_before=before,
-        process_age_s=age_s,
+        points_before=attempt.parameters["start"]["points_before"],
+        process_age_s=attempt.parameters["start"]["process_age_s"],
         db_cpu_s=db_cpu_s,
         db_peak_pss_kb=db_peak_pss_kb,
         warmup=dataclasses.asdict(warm) | {"steady_s": warm.steady_s} if warm else None,

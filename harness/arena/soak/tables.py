@@ -11,7 +11,7 @@ from arena.measured.measurement import Measurement
 from arena.report.charts import LINE, LINEAR, Chart, Series, Value
 from arena.report.pivot import scale_for
 from arena.report.tables import Cell, Column, Report, Row, Section, Table, legend
-from arena.soak.parameters import Parameters, load
+from arena.soak.parameters import Parameters
 from arena.soak.periods import Period
 from arena.soak.result import Soak
 from arena.soak.trend import Trend
@@ -57,7 +57,7 @@ def trend_flags(soak: Soak, parameters: Parameters) -> list[str]:
     )
 
 
-def _trend(soak: Soak, found: Trend | None, bound: float, parameters: Parameters, share: bool = False) -> str:
+def trend_shown(soak: Soak, found: Trend | None, bound: float, parameters: Parameters, share: bool = False) -> str:
     if found is None:
         return "too short"
     shown = (
@@ -90,8 +90,8 @@ def _row(m: Measurement, parameters: Parameters) -> Row:
             Cell(f"{values['error_ratio']:.2%}" if values["error_ratio"] is not None else "-"),
             Cell(f"{values['poll_p99_ms']:.0f}" if values["poll_p99_ms"] is not None else "-"),
             Cell(f"{first:,.0f}→{last:,.0f}" if first is not None else "-"),
-            Cell(_trend(soak, soak.memory_trend(), parameters.memory_bound_mib_h, parameters)),
-            Cell(_trend(soak, soak.drift(), parameters.drift_bound, parameters, share=True)),
+            Cell(trend_shown(soak, soak.memory_trend(), parameters.memory_bound_mib_h, parameters)),
+            Cell(trend_shown(soak, soak.drift(), parameters.drift_bound, parameters, share=True)),
         ],
         sorted(m.flags),
     )
@@ -183,18 +183,3 @@ def report(title: str, measurements: list[Measurement], skipped: list[str], para
     )
     cells = "Cells: each row is one soak on one server start; p50 and p99 are medians over its measured periods."
     return Report(title, sections=[section], legend=legend([section], (), (trends,), cells), skipped=skipped)
-
-
-def outcome(m: Measurement) -> str:
-    if not m.measured:
-        return f"FAILED: {m.reason.splitlines()[0] if m.reason else 'no reason given'}"
-    soak: Soak = m.payload
-    values = soak.exported()
-    p99 = f"p99 {values['p99_ms']:.1f} ms" if values["p99_ms"] is not None else "no answer measured"
-    if values["error_ratio"]:
-        p99 += f", errors {values['error_ratio']:.2%}"
-    if values["poll_error_ratio"]:
-        p99 += f", poll errors {values['poll_error_ratio']:.2%}"
-    parameters = load()
-    memory = _trend(soak, soak.memory_trend(), parameters.memory_bound_mib_h, parameters)
-    return f"{p99}, memory {memory} MiB/h, drift {_trend(soak, soak.drift(), parameters.drift_bound, parameters, True)}"
