@@ -26,9 +26,9 @@ from arena.measured.store import Run
 from arena.report.tables import Report
 
 MAX_REPEAT = 100
-# Each kind's name in the store, and the command that runs it. The REST scenarios (rest/) are stored
-# as "http", their name from before there were other kinds, and run by `arena run`.
-REST, MICRO, CAPACITY, SOAK = "http", "micro", "capacity", "soak"
+# Each kind's name in the store, its folder and its exports, and the command that runs it: the REST
+# scenarios (rest/) are run by `arena run`, the main job (stored as "http" until store schema 4).
+REST, MICRO, CAPACITY, SOAK = "rest", "micro", "capacity", "soak"
 COMMANDS = {REST: "run", MICRO: "micro", CAPACITY: "capacity", SOAK: "soak"}
 # The suites of the kinds whose experiments have profiles: `quick` and `paper` in every one, and
 # `findings` — the points the seeds' findings need in the seeds' regime (spec/findings.md) — in

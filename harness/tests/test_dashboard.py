@@ -37,7 +37,7 @@ from test_rest_measure import measured, task
 class FakeRest:
     """The REST kind's report, on the fake scenario the measurements were made with."""
 
-    name, command = "http", "run"
+    name, command = "rest", "run"
 
     def report(self, run, title, measurements, skipped):
         made = report_of(measurements)
@@ -57,7 +57,7 @@ def runs(fake_measurements, tmp_path_factory):
     store = Store()
     names = []
     for i, stored in enumerate([[fake_measurements[0]], [fake_measurements[1]], pair]):
-        run = store.start_run(f"dash-{i}", "quick", {"kind": "http", "scenario": []}, {"cores": 2}, "abc", False)
+        run = store.start_run(f"dash-{i}", "quick", {"kind": "rest", "scenario": []}, {"cores": 2}, "abc", False)
         for m in stored:
             store.add(run.id, m)
         store.finish_run(run.id)
@@ -71,7 +71,7 @@ def dashboard(manifests):
     """The dashboard on a free port, served from a thread; its cleanup stops what it started."""
     port = free_port()
     servers = Servers(manifests, Console())
-    app = application(servers, port, {"http": FakeRest()})
+    app = application(servers, port, {"rest": FakeRest()})
     loop = asyncio.new_event_loop()
     ready = threading.Event()
 

@@ -69,7 +69,7 @@ def test_json_holds_every_measurement_and_a_summary_per_point(tmp_path, monkeypa
     monkeypatch.setattr(store_module, "RESULTS", tmp_path)
     assert cli.main(["export", stored(tmp_path)]) == 0
     document = json.loads(capsys.readouterr().out)
-    assert document["schema"] == "arena.export/1" and document["run"]["name"] == "r1"
+    assert document["schema"] == "arena.export/2" and document["run"]["name"] == "r1"
     assert document["run"]["finished"] is not None and document["run"]["kind"] == "capacity"
     assert len(document["measurements"]) == 5
     first = document["measurements"][0]

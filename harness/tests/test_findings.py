@@ -35,7 +35,7 @@ from arena.measured.stats import Ratio, log_interval, summarize, t95
 from arena.measured.store import Store
 from arena.micro.result import ProgramRun
 from arena.paths import SPEC
-from arena.rest.result import HttpResult, metrics_of
+from arena.rest.result import RestResult, metrics_of
 from test_export import search
 
 A, D, N = Verdict.AGREES, Verdict.DISAGREES, Verdict.NO_DIFFERENCE
@@ -552,7 +552,7 @@ def test_swapping_two_implementations_flips_the_verdicts_that_compare_them():
     swapped = judge(Index(edges({"go": NODE, "elixir": ELIXIR, "node": GO})), fig4)
     assert swapped.verdict is D and "above" in swapped.because()
     # its other test needs `arena run`, which was not read: said, with the command that would run it
-    (http,) = [t for t in agreed.tests if t.test.kind == "http"]
+    (http,) = [t for t in agreed.tests if t.test.kind == "rest"]
     assert http.verdict is Verdict.NOT_TESTED
     assert "`./arena run --scenario thesis-userinfo --suite findings`" in http.reason
 
@@ -592,10 +592,10 @@ def test_a_finding_no_measurement_can_test_says_why_and_one_no_run_here_can_says
 
 def test_a_test_along_cores_measured_on_the_budgets_this_machine_allows_says_how_many_the_rest_need(monkeypatch):
     monkeypatch.setattr(judge_module.cores, "machine_cores", lambda: [0, 1])
-    payload = HttpResult({"p50_ms": 0.3}, {}, [], 1.0, 2048, 0.1)
+    payload = RestResult({"p50_ms": 0.3}, {}, [], 1.0, 2048, 0.1)
     point = json.dumps({"users": 2000})
     one_core = [
-        Measurement("http", "go", "thesis-userinfo", point, 1, i, Outcome.MEASURED, payload=payload) for i in range(3)
+        Measurement("rest", "go", "thesis-userinfo", point, 1, i, Outcome.MEASURED, payload=payload) for i in range(3)
     ]
     said = judge(Index(one_core), finding("T-Fig4-b"))  # Go's p50 at one core against two, with the engine's own
     assert said.verdict is Verdict.NOT_TESTED
@@ -604,9 +604,9 @@ def test_a_test_along_cores_measured_on_the_budgets_this_machine_allows_says_how
 
 def test_a_test_of_another_suites_points_on_more_cores_than_here_says_how_many(monkeypatch):
     monkeypatch.setattr(judge_module.cores, "machine_cores", lambda: [0, 1])
-    payload = HttpResult({"p99_ms": 900.0}, {}, [], 1.0, 2048, 0.1)
+    payload = RestResult({"p99_ms": 900.0}, {}, [], 1.0, 2048, 0.1)
     findings_point = json.dumps({"users": 2000})
-    measured = Measurement("http", "node", "thesis-userinfo", findings_point, 1, 0, Outcome.MEASURED, payload=payload)
+    measured = Measurement("rest", "node", "thesis-userinfo", findings_point, 1, 0, Outcome.MEASURED, payload=payload)
     said = judge(Index([measured]), finding("T-Tab7-b"))  # 8,000 users on 64 cores: the paper suite's
     assert said.verdict is Verdict.NOT_TESTED
     assert said.because().endswith("--suite paper --cpus 64` on a machine of 65 cores or more, 2 here"), said.because()
@@ -677,7 +677,7 @@ def test_every_finding_of_the_five_studies_is_read_and_each_test_names_a_real_ex
     assert {f.study for f in findings} == set(catalog.STUDIES) and len(findings) >= 60
     scenarios = {p.stem for p in (SPEC / "scenarios").glob("*.toml")}
     benches = {b["id"] for b in tomllib.loads((SPEC / "micro.toml").read_text())["bench"]}
-    known = {"http": scenarios, "micro": benches, "capacity": set(capacity_workloads()[1])}
+    known = {"rest": scenarios, "micro": benches, "capacity": set(capacity_workloads()[1])}
     for f in findings:
         assert f.quote and f.source and (f.tests or f.untestable or f.not_here), f.id
         for t in f.tests:
@@ -803,8 +803,8 @@ def test_every_metric_an_http_finding_reads_is_one_a_stored_result_exports():
         "all": {"latency_us": latency},
         "first_last_us": [1e6, 5e6],
     }
-    result = HttpResult(metrics_of(engine), {}, [], 1.0, 2048, 0.1, ceiling={"rps": 12.0, "why": "think time"})
-    read = {t.metric for f in catalog.load() for t in f.tests if t.kind == "http"}
+    result = RestResult(metrics_of(engine), {}, [], 1.0, 2048, 0.1, ceiling={"rps": 12.0, "why": "think time"})
+    read = {t.metric for f in catalog.load() for t in f.tests if t.kind == "rest"}
     assert read <= set(result.exported()), read - set(result.exported())
     assert result.exported()["mean_s"] == 2.0
 
@@ -968,7 +968,7 @@ def test_measuring_the_suite_stops_at_a_run_that_fails_and_resume_skips_what_is_
     store = Store()  # the first item's run finished, the second's was cut short
     first, second = made.items[:2]
     for item, finished in ((first, True), (second, False)):
-        plan = {"kind": item.kind, {"http": "scenario", "micro": "bench"}[item.kind]: [item.experiment]}
+        plan = {"kind": item.kind, {"rest": "scenario", "micro": "bench"}[item.kind]: [item.experiment]}
         plan["point"] = list(item.points)
         run = store.start_run(f"r-{item.experiment}", "findings", plan, {"cores": 2}, "abc", False)
         if finished:
@@ -976,7 +976,7 @@ def test_measuring_the_suite_stops_at_a_run_that_fails_and_resume_skips_what_is_
     store.close()
     ran.clear()
     assert findings_suite.measure(made, True, lambda item, resume: ran.append((item, resume)) or 0, Console()) == 0
-    assert ran[0] == (second, f"r-{second.experiment}") and len(ran) == len(made.items) - 1
+    assert ran[0] == (second, run.name) and len(ran) == len(made.items) - 1  # the second's run continues
 
 
 def test_a_run_whose_verdict_is_left_open_takes_twice_its_repetitions_and_its_verdicts_spend_over_both_readings(
@@ -1032,7 +1032,7 @@ def test_the_plan_times_a_run_as_it_took_here_else_as_on_the_reference_machine_e
     first, second = made.items[:2]
     store = Store()
     for name, repeat in (("same-plan", first.repeat), ("other-repeat", 1)):  # the newer one asked less
-        plan = {"kind": first.kind, {"http": "scenario", "micro": "bench"}[first.kind]: [first.experiment]}
+        plan = {"kind": first.kind, {"rest": "scenario", "micro": "bench"}[first.kind]: [first.experiment]}
         plan |= {"point": list(first.points), "impl": list(first.impls), "cpus": list(first.cpus), "repeat": repeat}
         run = store.start_run(name, "findings", plan, {"cores": 2}, "abc", False)
         store.finish_run(run.id)

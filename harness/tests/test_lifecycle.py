@@ -160,9 +160,9 @@ def test_tasks_a_kind_finds_needless_are_left_unmeasured_and_unstored(fake, caps
 
 def test_a_run_is_resumed_only_by_its_own_command(fake):
     store = Store()
-    store.start_run("h1", "quick", {"kind": "http"}, {}, "abc", False)
+    store.start_run("h1", "quick", {"kind": "rest"}, {}, "abc", False)
     store.close()
-    with pytest.raises(UsageError, match="h1 is a http run; resume it with its own command"):
+    with pytest.raises(UsageError, match="h1 is a rest run; resume it with its own command"):
         ran(Counting(fake), resume="h1")
     with pytest.raises(UsageError, match="no counting run to resume"):
         ran(Counting(fake), resume="last")

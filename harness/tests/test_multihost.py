@@ -17,7 +17,7 @@ import pytest
 
 from arena.measured.store import Store
 from arena.paths import ROOT
-from arena.rest.result import HttpResult
+from arena.rest.result import RestResult
 
 SUBNET = "10.199.0"
 MASTER = f"{SUBNET}.1"
@@ -111,10 +111,10 @@ def test_a_run_with_its_workers_on_two_other_hosts():
 
     store = Store()
     last = store.last_run()
-    (m,) = [m for m in store.measurements(last.id) if m.kind == "http"]
+    (m,) = [m for m in store.measurements(last.id) if m.kind == "rest"]
     store.close()
     assert m.measured and json.loads(m.point) == {"engine": "locust", "users": 1000}, m.reason
-    assert isinstance(m.payload, HttpResult)
+    assert isinstance(m.payload, RestResult)
     assert m.parameters["engine"]["target"].startswith(f"http://{MASTER}:")
     workers = m.payload.engine_workers
     assert len(workers) == 2 and all(w["cpu_s"] > 0 for w in workers)

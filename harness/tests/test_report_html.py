@@ -101,10 +101,10 @@ def test_a_runs_report_shows_its_own_results_on_the_first_screen(fake_measuremen
     own table, the findings it cannot test one line above it and listed, folded, after it."""
     store = Store()
     try:
-        run = store.start_run("first-screen", "quick", {"kind": "http"}, {"cores": 2}, "abc", False)
+        run = store.start_run("first-screen", "quick", {"kind": "rest"}, {"cores": 2}, "abc", False)
         for m in fake_measurements:
             store.add(run.id, m)
-        made = lifecycle.build_report(kinds()["http"], store, store.finish_run(run.id))
+        made = lifecycle.build_report(kinds()["rest"], store, store.finish_run(run.id))
     finally:
         store.close()
     (line,) = [p for p in made.preamble if "this run does not test" in p]

@@ -16,7 +16,7 @@ from arena.kind import Task
 from arena.measured.export import counted_values
 from arena.measured.measurement import Outcome
 from arena.rest import measure
-from arena.rest.result import HttpResult, counted
+from arena.rest.result import RestResult, counted
 from arena.rest.scenarios import Point, Scenario
 from conftest import needs_engine, write_manifest
 
@@ -60,7 +60,7 @@ def task(
     rps_tolerance=0.05,
     path: str = "/work",
 ) -> Task:
-    return Task("http", manifest, fixed_point(requests, max_s, slice_s, rps_tolerance, path), 1, repetition, 1.0)
+    return Task("rest", manifest, fixed_point(requests, max_s, slice_s, rps_tolerance, path), 1, repetition, 1.0)
 
 
 def measured(task: Task, engine, starts: Starts | None = None):
@@ -78,7 +78,7 @@ def measured(task: Task, engine, starts: Starts | None = None):
 def test_measure_records_engine_server_and_provenance(fake):
     m = measured(task(fake), loadgen.Loadgen())
     assert m.outcome is Outcome.MEASURED, m.reason
-    result: HttpResult = m.payload
+    result: RestResult = m.payload
     assert result.metrics["requests"] == 300
     assert result.metrics["ok_requests"] == 300
     assert result.metrics["rps"] > 0
@@ -123,7 +123,7 @@ def test_a_server_that_never_settles_is_flagged_unsteady(tmp_path):
 def test_a_point_that_counts_unsteady_repetitions_flags_them_never_steady_and_counts_them(tmp_path):
     drifting = catalog.parse(write_manifest(tmp_path, "drifting", extra_env=', FAKE_DRIFT = "1"'))
     point = fixed_point(100, max_s=2, count_unsteady=True)
-    m = measured(Task("http", drifting, point, 1, 0, 1.0), loadgen.Loadgen())
+    m = measured(Task("rest", drifting, point, 1, 0, 1.0), loadgen.Loadgen())
     assert m.measured and m.flags == ["never-steady"], m.flags
     assert m.payload.warmup["classification"] == "no steady state"
     assert counted(m) and counted_values([m], "rps") == [m.payload.metrics["rps"]]
@@ -252,7 +252,7 @@ def test_a_point_that_asks_for_its_own_start_shares_none(fake, own_start):
     try:
         pids = []
         for point in (busiest, lighter):
-            m = measured(Task("http", fake, point, 1, 0, 1.0), FakeEngine(canned(10, 0.1)), starts)
+            m = measured(Task("rest", fake, point, 1, 0, 1.0), FakeEngine(canned(10, 0.1)), starts)
             assert m.measured, m.reason
             pids.append(starts.current.server.process.pid)
         assert m.payload.points_before == (0 if own_start else 1)

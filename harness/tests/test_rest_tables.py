@@ -4,11 +4,11 @@ import json
 from arena.measured.measurement import Measurement, Outcome
 from arena.report.render import markdown
 from arena.rest import scenarios, tables
-from arena.rest.result import HttpResult
+from arena.rest.result import RestResult
 
 
 def blog(impl: str, rps: float, rep: int, flags=(), failed: str = "") -> Measurement:
-    result = HttpResult(
+    result = RestResult(
         metrics={"rps": rps, "ok_rps": rps, "p50_ms": 4.0, "error_ratio": 0.0},
         histograms={},
         series=[],
@@ -18,7 +18,7 @@ def blog(impl: str, rps: float, rep: int, flags=(), failed: str = "") -> Measure
         warmup={},
     )
     return Measurement(
-        kind="http",
+        kind="rest",
         impl=impl,
         experiment="blog-ab",
         point=json.dumps({"requests": 10000}),

@@ -4,13 +4,13 @@ import sqlite3
 from arena.measured.measurement import Measurement, Outcome
 from arena.measured.store import SCHEMA_VERSION, Store
 from arena.micro.result import ProgramRun, SpawnSearch
-from arena.rest.result import HttpResult
+from arena.rest.result import RestResult
 
 
 def measurement(rep: int) -> Measurement:
-    result = HttpResult({"rps": 10.0 + rep}, {"*": "HIST"}, [{"t": 0}], 1.0, 1000, 0.5)
+    result = RestResult({"rps": 10.0 + rep}, {"*": "HIST"}, [{"t": 0}], 1.0, 1000, 0.5)
     return Measurement(
-        kind="http",
+        kind="rest",
         impl="go",
         experiment="blog-ab",
         point='{"requests": 10}',
@@ -26,16 +26,16 @@ def test_measurements_survive_and_name_what_is_done(tmp_path):
     db = Store(tmp_path / "a.sqlite")
     run = db.start_run("r1", "quick", {"repeat": 2}, {"cores": 2}, "abc", False)
     db.add(run.id, measurement(0))
-    failed = Measurement("http", "go", "blog-ab", '{"requests": 10}', 1, 1, Outcome.FAILED, "gone", flags=["crashed"])
+    failed = Measurement("rest", "go", "blog-ab", '{"requests": 10}', 1, 1, Outcome.FAILED, "gone", flags=["crashed"])
     db.add(run.id, failed)
     db.close()
 
     again = Store(tmp_path / "a.sqlite")
-    assert again.last_unfinished("http").name == "r1"
+    assert again.last_unfinished("rest").name == "r1"
     assert again.done_keys(run.id) == {m.key for m in (measurement(0), failed)}
     assert again.measurements(run.id) == [measurement(0), failed]
     again.finish_run(run.id)
-    assert again.last_unfinished("http") is None
+    assert again.last_unfinished("rest") is None
 
 
 OLD_SCHEMA = """
@@ -110,7 +110,8 @@ def test_a_store_from_before_typed_outcomes_is_upgraded(tmp_path):
 
     upgraded = Store(path)
     http, crashed, ran, failed, not_run, search = upgraded.measurements(1)
-    assert http.measured and http.payload == HttpResult({"rps": 5.0}, {"*": "HISTF"}, [], 2.0, 3000, 0.4)
+    assert http.measured and http.payload == RestResult({"rps": 5.0}, {"*": "HISTF"}, [], 2.0, 3000, 0.4)
+    assert http.kind == "rest"  # named "http" then
     assert crashed.outcome is Outcome.FAILED and crashed.reason == "server exited" and crashed.flags == ["crashed"]
     assert ran.payload == ProgramRun({"us_per_hop": 0.2}, {"laps": 3}, 0.1, 0.3, 0.1, 900, "")
     assert failed.outcome is Outcome.FAILED and failed.flags == [] and failed.payload.log == "x.log"
@@ -126,7 +127,7 @@ def test_a_store_from_before_runs_recorded_an_interruption_is_upgraded(tmp_path)
     """Schema 1 had no `interrupted` column: its runs read as never interrupted, and can be marked."""
     path = tmp_path / "v1.sqlite"
     db = Store(path)
-    run = db.start_run("r1", "quick", {"kind": "http"}, {}, "abc", False)
+    run = db.start_run("r1", "quick", {"kind": "rest"}, {}, "abc", False)
     db.db.executescript("ALTER TABLE runs DROP COLUMN interrupted; PRAGMA user_version = 1;")
     db.close()
 
@@ -142,7 +143,7 @@ def test_a_store_from_before_runs_counted_their_stops_is_upgraded(tmp_path):
     """Schema 2 had no `paused` column: its runs read as never stopped."""
     path = tmp_path / "v2.sqlite"
     db = Store(path)
-    db.start_run("r1", "quick", {"kind": "http"}, {}, "abc", False)
+    db.start_run("r1", "quick", {"kind": "rest"}, {}, "abc", False)
     db.db.executescript("ALTER TABLE runs DROP COLUMN paused; PRAGMA user_version = 2;")
     db.close()
     upgraded = Store(path)
@@ -151,11 +152,34 @@ def test_a_store_from_before_runs_counted_their_stops_is_upgraded(tmp_path):
     upgraded.close()
 
 
+def test_a_store_from_while_the_rest_kind_was_named_http_reads_it_by_its_name_now(tmp_path):
+    """Schema 3 stored the REST scenarios as kind `http`, their payload as `HttpResult`: both read
+    as `rest` and `RestResult`, a run that named no kind is a REST run, and the other kinds stay."""
+    path = tmp_path / "v3.sqlite"
+    db = Store(path)
+    http = db.start_run("h", "quick", {"kind": "rest", "scenario": ["blog-ab"]}, {}, "abc", False)
+    db.add(http.id, measurement(0))
+    db.start_run("m", "quick", {"kind": "micro"}, {}, "abc", False)
+    with db.db:
+        db.db.execute("UPDATE runs SET plan = json_set(plan, '$.kind', 'http') WHERE id = ?", (http.id,))
+        db.db.execute("UPDATE measurements SET kind = 'http', payload = replace(payload, 'RestResult', 'HttpResult')")
+        given = "INSERT INTO runs (name, started, suite, plan, host, git_commit, git_dirty) VALUES (?,?,?,?,?,?,?)"
+        db.db.execute(given, ("old", 0, "quick", "{}", "{}", "abc", 0))
+        db.db.execute("PRAGMA user_version = 3")
+    db.close()
+    upgraded = Store(path)
+    assert [r.kind for r in (upgraded.run_by_name(name) for name in ("h", "m", "old"))] == ["rest", "micro", "rest"]
+    (m,) = upgraded.measurements(http.id)
+    assert m == measurement(0)
+    assert upgraded.last_unfinished("rest").name == "old"  # the newest, and a REST run
+    upgraded.close()
+
+
 def test_a_resumed_run_leaves_the_time_it_stood_stopped_out_of_its_measuring(tmp_path):
     """A machine that restarts records no signal: the stop is counted from the run's last sign of
     life (here its start, an hour ago) to the resume, and its measuring time leaves it out."""
     db = Store(tmp_path / "s.sqlite")
-    run = db.start_run("r1", "quick", {"kind": "http"}, {}, "abc", False)
+    run = db.start_run("r1", "quick", {"kind": "rest"}, {}, "abc", False)
     with db.db:
         db.db.execute("UPDATE runs SET started = started - 3600 WHERE id = ?", (run.id,))
     resumed = db.resume_run(run.id)

@@ -26,7 +26,7 @@ class Test:
     """One measurement of a finding: an experiment's metric, at the points and budgets it names,
     judged by a rule."""
 
-    kind: str  # "http", "micro" or "capacity": the runs that measure it
+    kind: str  # "rest", "micro" or "capacity": the runs that measure it
     experiment: str
     metric: str
     higher_is_better: bool

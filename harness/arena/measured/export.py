@@ -17,7 +17,10 @@ from arena.measured.measurement import Measurement
 from arena.measured.stats import NOISY_COV, summarize
 from arena.measured.store import Run
 
-SCHEMA = "arena.export/1"
+SCHEMA = "arena.export/2"
+# The schemas `arena import` reads: version 1 named the REST kind `http` and its payload `HttpResult`
+# (spec/export.md), read as version 2 names them.
+READABLE = ("arena.export/1", SCHEMA)
 # A repetition with one of these flags is kept in the measurements but left out of the summaries,
 # as the tables leave it out of their medians.
 UNCOUNTED = {Flag.UNSTEADY, Flag.CRASHED}

@@ -11,8 +11,8 @@ import json
 from pathlib import Path
 
 from arena.errors import UsageError
-from arena.measured.export import SCHEMA
-from arena.measured.measurement import Measurement, Outcome, decode
+from arena.measured.export import READABLE, SCHEMA
+from arena.measured.measurement import Measurement, Outcome, decode, kind_named
 from arena.measured.store import Run, Store
 
 RUN_FIELDS = ("name", "kind", "suite", "started", "git_commit", "host", "plan")
@@ -29,7 +29,7 @@ def read(path: Path) -> tuple[Run, list[str], list[Measurement]]:
         raise UsageError(f"cannot read {path}: {err.strerror or err}") from err
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         raise UsageError(f"{path} is not JSON: {err}") from err
-    if not isinstance(document, dict) or document.get("schema") != SCHEMA:
+    if not isinstance(document, dict) or document.get("schema") not in READABLE:
         found = document.get("schema") if isinstance(document, dict) else type(document).__name__
         raise UsageError(
             f"{path}: not an arena export of schema {SCHEMA} (it says {found!r}): ./arena export writes one"
@@ -41,9 +41,9 @@ def read(path: Path) -> tuple[Run, list[str], list[Measurement]]:
         run = Run(
             id=0,
             name=str(given["name"]),
-            kind=str(given["kind"]),
+            kind=kind_named(str(given["kind"])),
             suite=str(given["suite"]),
-            plan={"kind": given["kind"], **dict(given["plan"])},
+            plan={**dict(given["plan"]), "kind": kind_named(str(given["kind"]))},
             host=dict(given["host"]),
             git_commit=str(given["git_commit"]),
             git_dirty=bool(given.get("git_dirty", False)),
@@ -74,7 +74,7 @@ def _measurement(path: Path, i: int, row: object) -> Measurement:
         if row.get("payload") is not None:
             payload = decode(json.dumps({"type": row["payload_type"], **row["payload"]}))
         return Measurement(
-            kind=str(row["kind"]),
+            kind=kind_named(str(row["kind"])),
             impl=str(row["impl"]),
             experiment=str(row["experiment"]),
             point=json.dumps(row["point"]),

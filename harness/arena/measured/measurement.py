@@ -22,6 +22,17 @@ class Outcome(StrEnum):
 
 
 _PAYLOADS: dict[str, type] = {}
+# Names a kind or a payload was stored under before it was renamed, read as the name it has now:
+# the REST scenarios' kind was `http` and their payload `HttpResult` until 2026-12-05 (store schema
+# 4, export schema 2). The store rewrites its kinds once (store.py); an export and a payload's tag
+# are read through these.
+RENAMED_KINDS = {"http": "rest"}
+RENAMED_PAYLOADS = {"HttpResult": "RestResult"}
+
+
+def kind_named(name: str) -> str:
+    """A kind's name as it is now, of one stored or exported under an older name."""
+    return RENAMED_KINDS.get(name, name)
 
 
 def payload(cls: type) -> type:
@@ -43,6 +54,7 @@ def decode(text: str | None) -> Any:
         return None
     data = json.loads(text)
     kind = data.pop("type")
+    kind = RENAMED_PAYLOADS.get(kind, kind)
     if kind not in _PAYLOADS:
         raise KeyError(f"unknown payload type {kind!r}: its kind's module was not imported")
     return _PAYLOADS[kind](**data)
@@ -50,7 +62,7 @@ def decode(text: str | None) -> Any:
 
 @dataclass(frozen=True)
 class Measurement:
-    kind: str  # 'http' (a scenario point) or 'micro' (a micro-benchmark point)
+    kind: str  # 'rest' (a scenario point), 'micro', 'capacity' or 'soak' (arena/kind.py)
     impl: str
     experiment: str  # scenario or bench id
     point: str  # JSON of the point's parameters: its key within the experiment

@@ -2,8 +2,9 @@
 
 A measurement is written in one transaction as soon as it is finished, so an interrupted run keeps
 everything it finished, and `--resume` finds what is left by its key. A store written before
-measurements had a typed outcome (schema 0), or before runs recorded an interruption (schema 1), is
-upgraded in place when it is opened.
+measurements had a typed outcome (schema 0), before runs recorded an interruption (schema 1) or a
+stop (schema 2), or while the REST kind was named `http` (schema 3), is upgraded in place when it
+is opened.
 
 The store is in WAL mode: a report or the dashboard reading while a run writes neither waits for
 the run nor makes it wait, and a write that cannot be made (a full disk) is rolled back whole, as a
@@ -23,10 +24,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.errors import ArenaError, UsageError
-from arena.measured.measurement import Measurement, Outcome, decode, encode
+from arena.measured.measurement import RENAMED_KINDS, Measurement, Outcome, decode, encode
 from arena.paths import RESULTS
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 # How long a connection waits for another's write (a store opened as another is upgraded): never
 # reached by WAL's readers, and far above any single write.
 BUSY_TIMEOUT_S = 30
@@ -49,7 +50,7 @@ CREATE TABLE IF NOT EXISTS runs (
 CREATE TABLE IF NOT EXISTS measurements (
     id INTEGER PRIMARY KEY,
     run_id INTEGER NOT NULL REFERENCES runs(id),
-    kind TEXT NOT NULL,               -- 'http' (a scenario point) or 'micro'
+    kind TEXT NOT NULL,               -- 'rest' (a scenario point), 'micro', 'capacity' or 'soak'
     impl TEXT NOT NULL,
     experiment TEXT NOT NULL,         -- scenario or bench id
     point TEXT NOT NULL,              -- JSON of the point's parameters
@@ -86,7 +87,7 @@ class StoreError(ArenaError):
 class Run:
     id: int
     name: str
-    kind: str  # 'http' for `arena run`, 'micro' for `arena micro`
+    kind: str  # 'rest' for `arena run`, 'micro' for `arena micro`, ... (arena/kind.py)
     suite: str
     plan: dict
     host: dict
@@ -109,7 +110,7 @@ class Run:
             key: row[key]
             for key in ("id", "name", "suite", "git_commit", "finished", "started", "interrupted", "paused")
         }
-        kind = plan.get("kind", "http")  # runs from before micro-benchmarks have no kind
+        kind = plan.get("kind", "rest")  # runs from before micro-benchmarks have no kind: REST's
         return Run(**as_stored, kind=kind, plan=plan, host=json.loads(row["host"]), git_dirty=bool(row["git_dirty"]))
 
 
@@ -124,7 +125,8 @@ class Store:
         # write lock from a run.
         try:
             self.db.execute("PRAGMA journal_mode = WAL")
-            if self.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION:
+            version = self.db.execute("PRAGMA user_version").fetchone()[0]
+            if version == SCHEMA_VERSION:
                 return
             self.db.execute("BEGIN")
             if "metrics" in self._columns("measurements"):
@@ -135,6 +137,8 @@ class Store:
                 self.db.execute("ALTER TABLE runs ADD COLUMN interrupted REAL")
             if "paused" not in self._columns("runs"):  # schema 2
                 self.db.execute("ALTER TABLE runs ADD COLUMN paused REAL NOT NULL DEFAULT 0")
+            if version < 4:  # schema 3: the REST kind was named `http`
+                _rename_kinds(self.db)
             self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             self.db.commit()
         except (sqlite3.Error, KeyError, ValueError) as err:
@@ -264,7 +268,7 @@ class Store:
         return [(run, *counted.get(run.id, (0, []))) for run in map(Run.of, rows)]
 
     def last_unfinished(self, kind: str) -> Run | None:
-        """The newest unfinished run of a kind ('http' for `arena run`, 'micro' for `arena micro`)."""
+        """The newest unfinished run of a kind ('rest' for `arena run`, 'micro' for `arena micro`, ...)."""
         rows = self.db.execute("SELECT * FROM runs WHERE finished IS NULL ORDER BY id DESC")
         return next((run for run in map(Run.of, rows) if run.kind == kind), None)
 
@@ -362,6 +366,16 @@ def _measurement(row: sqlite3.Row) -> Measurement:
     )
 
 
+def _rename_kinds(db: sqlite3.Connection) -> None:
+    """Every run and measurement of a renamed kind under its name now (RENAMED_KINDS), in the
+    transaction the caller holds; a run stored before runs named their kind was a REST run."""
+    kind_of_run = "json_extract(plan, '$.kind')"
+    for old, new in RENAMED_KINDS.items():
+        db.execute("UPDATE measurements SET kind = ? WHERE kind = ?", (new, old))
+        db.execute(f"UPDATE runs SET plan = json_set(plan, '$.kind', ?) WHERE {kind_of_run} = ?", (new, old))
+    db.execute(f"UPDATE runs SET plan = json_set(plan, '$.kind', 'rest') WHERE {kind_of_run} IS NULL")
+
+
 # --- schema 0: outcomes were sentinel keys inside `metrics` ----------------------------------------
 
 _V0_MICRO_RUN = ("elapsed_s", "wall_s", "check")
@@ -369,7 +383,7 @@ _V0_MICRO_RUN = ("elapsed_s", "wall_s", "check")
 
 def _upgrade_from_0(db: sqlite3.Connection) -> None:
     """Rewrites every measurement of a schema-0 store in the envelope-and-payload shape, in the
-    transaction the caller holds. The payloads written are those of rest/result.py (HttpResult) and
+    transaction the caller holds. The payloads written are those of rest/result.py (RestResult) and
     micro/result.py (ProgramRun, SpawnSearch)."""
     db.execute("ALTER TABLE measurements RENAME TO measurements_v0")
     db.execute(MEASUREMENTS)
@@ -439,7 +453,7 @@ def _upgraded(row: sqlite3.Row) -> tuple[str, str, list[str], dict | None]:
         }
         return "measured", "", flags, program
     http = {
-        "type": "HttpResult",
+        "type": "RestResult",
         "metrics": metrics,
         "histograms": json.loads(row["histograms"]),
         "series": series,

@@ -19,7 +19,7 @@ from arena.kind import Task
 from arena.measured.flags import Flag
 from arena.measured.measurement import Measurement, Outcome
 from arena.rest import ceiling, warmup
-from arena.rest.result import HttpResult, metrics_of
+from arena.rest.result import RestResult, metrics_of
 from arena.rest.scenarios import Point
 
 UNPLANNED_S = 30  # a model whose length only the run can tell (a fixed count of requests)
@@ -88,7 +88,7 @@ def measure(
     if warm is not None and not warm.steady:
         flags.append(Flag.NEVER_STEADY if point.counts_unsteady() else Flag.UNSTEADY)
     attempt.versions["engine"] = run.version
-    result = HttpResult(
+    result = RestResult(
         metrics=metrics,
         histograms={step["name"]: step["histogram"] for step in run.result["steps"]}
         | {"*": run.result["all"]["histogram"]},
@@ -124,7 +124,7 @@ def outcome(m: Measurement) -> str:
     """A measurement in one line."""
     if not m.measured:
         return f"FAILED: {m.reason.splitlines()[0] if m.reason else 'no reason given'}"
-    result: HttpResult = m.payload
+    result: RestResult = m.payload
     x = result.metrics
     flags = f"  [{', '.join(m.flags)}]" if m.flags else ""
     share = f" ({x['ceiling_share']:.0%} of ceiling)" if "ceiling_share" in x else ""

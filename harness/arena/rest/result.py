@@ -14,7 +14,7 @@ HISTOGRAM_RESOLUTION = 0.001  # the share within which the engine's histograms t
 
 @payload
 @dataclass(frozen=True)
-class HttpResult:
+class RestResult:
     metrics: dict  # the summary numbers below (metrics_of): rps, ok_requests, p50_ms, ...
     histograms: dict  # step name -> serialized HdrHistogram; "*" for every request
     series: list  # per second: completed, ok, errors, p50_us, p99_us

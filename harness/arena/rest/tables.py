@@ -20,7 +20,7 @@ from arena.report import pivot
 from arena.report.charts import Chart
 from arena.report.tables import Cell, Column, Report, Row, Section, Table, legend
 from arena.rest import charts as rest_charts
-from arena.rest.result import HttpResult, counted
+from arena.rest.result import RestResult, counted
 from arena.rest.scenarios import Scenario
 
 # How each metric is shown: header, scale and decimals.
@@ -68,7 +68,7 @@ def columns_of(scenario: Scenario) -> list[str]:
     return list(dict.fromkeys([own[0], SHARE, *own[1:], *trailing]))
 
 
-def _values(result: HttpResult) -> dict[str, float]:
+def _values(result: RestResult) -> dict[str, float]:
     values = {k: v for k, v in result.exported().items() if isinstance(v, int | float) and not isinstance(v, bool)}
     values["server_rss_mb"] = result.server_peak_rss_kb / 1024
     if values.get("ok_requests"):
@@ -81,7 +81,7 @@ def _values(result: HttpResult) -> dict[str, float]:
     return values
 
 
-def _steady_from_start(result: HttpResult) -> float | None:
+def _steady_from_start(result: RestResult) -> float | None:
     """Seconds from the server process's start until this point's load was steady (stores from
     before shared starts have no process age: their warm-up began once the server answered)."""
     steady_s = (result.warmup or {}).get("steady_s")
