@@ -116,3 +116,17 @@ def test_the_table_ends_with_the_order_and_the_export_carries_it():
     assert exported["order"] == ["rust", "go", "node"] and exported["steps"][0]["sign"] == SEPARATED
     alone = measurements(go=[20000.0, 20500.0])
     assert tables.report("t", alone, []).sections[0].answer == [] and order.exported(alone) == []
+
+
+def test_a_second_run_repeats_the_order_unless_a_pair_turns_round_or_a_clear_lead_goes():
+    first = measurements(rust=[41000.0, 40000.0], go=[20000.0, 20500.0], java=[15000.0, 16000.0])
+    same = measurements(rust=[40000.0, 40500.0], go=[21000.0, 20000.0], java=[16500.0, 15500.0])
+    (row,) = tables.orders_compared(first, same).table.rows
+    assert row.cells[3].show() == "yes"
+    # Go and Java turn round, each told apart: and Rust's lead over Java (x2.6) is gone.
+    turned = measurements(rust=[16000.0, 16200.0], go=[12000.0, 12100.0], java=[20000.0, 20300.0])
+    (row,) = tables.orders_compared(first, turned).table.rows
+    shown = row.cells[3].show()
+    assert shown.startswith("no: ") and "go > java in the first, java > go in the second" in shown
+    assert "rust/java x2.6" in shown
+    assert tables.orders_compared(first, measurements(node=[4000.0, 4100.0])) is None

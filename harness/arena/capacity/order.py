@@ -91,6 +91,41 @@ class Order:
     def document(self) -> dict:
         return {"order": [s.impl for s in self.standings], "steps": [s.document() for s in self.steps]}
 
+    def between(self, first: str, second: str) -> Step | None:
+        """The two cells told apart as neighbours are, whether or not they are neighbours: the one
+        that stands higher first; None when either has no place in the order."""
+        placed = {s.impl: s for s in self.standings}
+        if first not in placed or second not in placed:
+            return None
+        upper, lower = sorted((placed[first], placed[second]), key=lambda s: -s.value)
+        return _step(upper, lower)
+
+
+# A lead this large in one run is one any repeat must show (issue 64: two runs of one command).
+CLEAR_LEAD = 1.5
+
+
+def unrepeated(first: Order, second: Order) -> list[str]:
+    """How the second run's order fails to repeat the first's, pair by pair: a pair separated in both
+    the other way round, or a lead of CLEAR_LEAD or more in one that the other does not separate
+    the same way. Empty when it repeats."""
+    found = []
+    placed = {s.impl for s in second.standings}
+    names = [s.impl for s in first.standings if s.impl in placed]
+    for i, x in enumerate(names):
+        for y in names[i + 1 :]:
+            one, two = first.between(x, y), second.between(x, y)
+            if one is None or two is None:
+                continue
+            same_way = one.upper == two.upper
+            if one.sign == SEPARATED and two.sign == SEPARATED and not same_way:
+                found.append(f"{one.upper} > {one.lower} in the first, {two.upper} > {two.lower} in the second")
+            for made, other, which in ((one, two, "first"), (two, one, "second")):
+                clear = made.sign == SEPARATED and made.ratio >= CLEAR_LEAD
+                if clear and not (other.sign == SEPARATED and other.upper == made.upper):
+                    found.append(f"{made.shown()} in the {which}, {other.sign} in the other: {other.shown()}")
+    return found
+
 
 def of(searches: dict[str, list[CapacitySearch]]) -> Order:
     """The order of one workload's cells of one budget, from each implementation's searches."""

@@ -406,6 +406,31 @@ def _orders(measurements: list[Measurement]) -> list[str]:
     return [f"order{f', cpus={cpus}' if budgets else ''}: {found.line()}" for (_, _, cpus), found in made.items()]
 
 
+def orders_compared(a: list[Measurement], b: list[Measurement]) -> Section | None:
+    """`arena compare` of two capacity runs: each workload's order in both, and whether the second
+    repeats the first (capacity/order.py, `unrepeated`); None when they share no workload with two
+    runtimes measured in both."""
+    first, second = order.of_run([m for m in a if m.kind == KIND]), order.of_run([m for m in b if m.kind == KIND])
+    rows = []
+    for key in [key for key in first if key in second]:
+        experiment, point, cpus = key
+        shared = {s.impl for s in first[key].standings} & {s.impl for s in second[key].standings}
+        if len(shared) < 2:
+            continue
+        problems = order.unrepeated(first[key], second[key])
+        where = f"{experiment} {Objective(**json.loads(point)).label} cpus={cpus}"
+        shown = "yes" if not problems else "no: " + "; ".join(problems)
+        rows.append(Row([Cell(where), Cell(first[key].line()), Cell(second[key].line()), Cell(shown)]))
+    if not rows:
+        return None
+    columns = [Column("workload"), Column("order in A"), Column("order in B"), Column("repeats")]
+    note = (
+        "repeats: no pair told apart in both runs the other way round, and every lead of "
+        f"x{order.CLEAR_LEAD:g} or more in one told apart, the same way, in the other"
+    )
+    return Section("capacity: each workload's order in both runs", Table(columns, rows), [note])
+
+
 def _noisy(workloads: list[Workload]) -> str:
     """What the noisy flag means here: each workload's own bound on the edges' CV."""
     stricter = sorted({w.noisy for w in workloads if w.noisy != NOISY_COV})

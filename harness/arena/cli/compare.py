@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from arena import options
+from arena.capacity import tables as capacity_tables
 from arena.cli.measuring import kinds
 from arena.compare import history, history_report, sides
 from arena.compare.model import THRESHOLD, Comparison, Verdict, compare
@@ -49,7 +50,10 @@ def run(args: argparse.Namespace, kinds: dict[str, Kind], console: Console) -> i
     if args.json:
         sys.stdout.write(json.dumps(made.document() | {"differs": differs}, indent=2) + "\n")
     else:
-        terminal.report(console, report(made, differs))
+        shown = report(made, differs)
+        if orders := capacity_tables.orders_compared(a.measurements, b.measurements):
+            shown.sections.append(orders)
+        terminal.report(console, shown)
     if args.junit:
         junit.write(Path(args.junit), f"arena compare {a.label} {b.label}", cases(made, args.fail_on))
         if not args.json:
