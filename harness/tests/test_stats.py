@@ -22,15 +22,37 @@ def test_a_table_with_a_cell_measured_once_says_it_has_no_interval():
     assert ONCE not in legend([section([9.0, 10.0], [12.0, 13.0])])
 
 
-def test_interval_uses_students_t():
+def test_a_positive_number_gets_the_geometric_means_interval_and_is_shown_plus_minus_where_even():
     s = summarize([10.0, 12.0, 14.0])
+    logs = [math.log(x) for x in (10.0, 12.0, 14.0)]
+    centre = sum(logs) / 3
+    half = 4.303 * (sum((x - centre) ** 2 for x in logs) / 2) ** 0.5 / 3**0.5
     assert s.median == 12.0
+    assert (s.ci_low, s.ci_high) == (pytest.approx(math.exp(centre - half)), pytest.approx(math.exp(centre + half)))
+    assert s.cov == pytest.approx(2.0 / 12.0) and s.noisy()
+    assert s.show() == "12 ±6"  # 7.2 below and 6.2 above: even enough, shown by its wider side
+
+
+def test_a_lopsided_interval_is_shown_as_its_ends():
+    # Three latencies a factor apart: the geometric mean's interval reaches far above, little below.
+    s = summarize([120.0, 280.0, 530.0])
+    assert 0 < s.ci_low < 120 and s.ci_high > 530
+    assert s.show() == f"280 [{s.ci_low:.0f}, {s.ci_high:.0f}]"
+
+
+def test_a_number_that_can_be_zero_gets_the_means_interval_cut_at_zero():
+    s = summarize([0.0, 2.0, 4.0])
     half = 4.303 * 2.0 / 3**0.5
-    assert s.ci_low == pytest.approx(12.0 - half)
-    assert s.ci_high == pytest.approx(12.0 + half)
-    assert s.cov == pytest.approx(2.0 / 12.0)
-    assert s.noisy()
-    assert s.show() == "12 ±5"
+    assert (s.ci_low, s.ci_high) == (0.0, pytest.approx(2.0 + half))
+    slopes = summarize([-1.0, 1.0, 3.0])  # a slope may fall: its interval may too
+    assert slopes.ci_low == pytest.approx(1.0 - half)
+
+
+def test_an_interval_is_never_narrower_than_the_numbers_resolution():
+    # Three repetitions that each counted ten requests: ten, give or take one, not exactly ten.
+    s = summarize([10.0, 10.0, 10.0], resolution=0.1)
+    assert (s.ci_low, s.ci_high) == (pytest.approx(10 / 1.1), pytest.approx(11.0))
+    assert summarize([10.0, 10.0, 10.0]).ci_low == 10.0
 
 
 def test_steady_values_are_not_noisy():
@@ -43,14 +65,14 @@ def test_no_values_is_an_error():
 
 
 def test_the_geometric_interval_of_positive_values_stays_above_zero():
-    # Node's p50 at 4,000 users in three repetitions: the mean's interval reaches below zero.
+    # Node's p50 at 4,000 users in three repetitions: the mean's interval would reach below zero.
     spread = [364.799, 142.591, 308.735]
-    assert summarize(spread).ci_low < 0
     low, high = log_interval(spread)
     logs = [math.log(x) for x in spread]
     half = 4.303 * (sum((x - sum(logs) / 3) ** 2 for x in logs) / 2) ** 0.5 / 3**0.5
     assert (low, high) == (pytest.approx(math.exp(sum(logs) / 3 - half)), pytest.approx(math.exp(sum(logs) / 3 + half)))
     assert 0 < low < min(spread) and high > max(spread)
+    assert (summarize(spread).ci_low, summarize(spread).ci_high) == (low, high)
 
 
 @pytest.mark.parametrize("values", [[5.0], [0.0, 1.0, 2.0], [-1.0, 1.0, 2.0]])
@@ -64,7 +86,7 @@ def test_a_ratio_of_positive_intervals_is_taken_on_the_logarithms():
     spread = math.hypot(math.log(a.ci_high / a.ci_low) / 2, math.log(b.ci_high / b.ci_low) / 2)
     assert r.value == 2.0
     assert (r.low, r.high) == (pytest.approx(2 * math.exp(-spread)), pytest.approx(2 * math.exp(spread)))
-    # An interval reaching below zero has no logarithm: the delta method's, as before.
-    wide = summarize([1.0, 10.0, 20.0])
+    # An interval reaching zero has no logarithm: the delta method's, as before.
+    wide = summarize([0.0, 10.0, 20.0])
     relative = math.hypot((wide.ci_high - wide.ci_low) / 2 / wide.mean, (b.ci_high - b.ci_low) / 2 / b.mean)
-    assert wide.ci_low < 0 and ratio(wide, b).low == pytest.approx(2 * (1 - relative))
+    assert wide.ci_low == 0 and ratio(wide, b).low == pytest.approx(2 * (1 - relative))

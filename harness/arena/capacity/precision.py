@@ -15,21 +15,15 @@ from arena.measured.stats import Summary, summarize
 
 
 def edges(searches: list[CapacitySearch]) -> Summary | None:
-    """The edges of the searches that found one: their median, and the 95% interval of their mean
-    (Student's t) widened to the bracket above the median. A search knows only that its start's
+    """The edges of the searches that found one: their median and 95% interval (stats.summarize),
+    never narrower than the widest bracket a search closed. A search knows only that its start's
     edge lies between the rate it sustained and the one that failed just above it: starts that
     each confirm the same bracket report the same rate, and agree within it, not exactly. None
     without a found edge."""
     found = [s for s in searches if s.ended == FOUND and s.edge is not None]
     if not found:
         return None
-    summary = summarize([s.edge for s in found])
-    if summary.ci_low is None or summary.ci_high is None:
-        return summary
-    widest = max(s.resolution() or 0.0 for s in found)
-    low = min(summary.ci_low, summary.median)
-    high = max(summary.ci_high, summary.median * (1 + widest))
-    return Summary(summary.n, summary.median, summary.mean, low, high, summary.cov)
+    return summarize([s.edge for s in found], max(s.resolution() or 0.0 for s in found))
 
 
 def confirmed(searches: list[CapacitySearch]) -> bool:

@@ -103,11 +103,11 @@ def non_monotone(search: CapacitySearch) -> bool:
     return bool(passed) and any(not p.passed and not p.engine_bound and p.rate < max(passed) for p in probes)
 
 
-def _requests(summary, steps: int, bounds: list[CapacitySearch]) -> Cell:
+def _requests(summary, steps: int, bounded) -> Cell:
     """The edge in requests a second: its arrivals' steps each, with the edge's own interval, or
-    the bound the row claims."""
-    if bounds:
-        return Cell(f"≥ {max(s.edge for s in bounds) * steps:,.0f}")
+    the bound the row claims (`bounded`: the summary of every start's edge, where one is a bound)."""
+    if bounded is not None:
+        return Cell(bounded.show_bound(True, steps))
     if summary is None:
         return Cell("-")
     return Cell.value(summary, steps, digits(summary.median * steps))
@@ -125,9 +125,9 @@ def _saturated(searches: list[CapacitySearch]) -> list[Cell]:
     """What the starts answered saturated, with its interval and spread; where the engine was
     past its ceiling in any of them, only the bound the row can claim."""
     levels = [level for s in searches if (level := s.saturation()) is not None]
-    if any(level.engine_bound for level in levels):
-        return [Cell(f"≥ {max(level.throughput for level in levels):,.0f}"), Cell("-")]
     throughputs = [level.throughput for level in levels]
+    if any(level.engine_bound for level in levels):
+        return [Cell(summarize(throughputs).show_bound(True)), Cell("-")]
     cov = summarize(throughputs).cov if throughputs else None
     return [_value(throughputs), Cell(f"{cov:.1%}") if cov is not None else Cell("-")]
 
@@ -151,9 +151,12 @@ def _row(impl: str, cpus: int, group: list[Measurement], holds: Held | None, noi
     if any(non_monotone(s) for s in searches):
         flags.append(Flag.NON_MONOTONE)
     # A start that did not find its edge showed only that the server sustains at least its highest
-    # passing rate: the row then claims that much, the most any of them sustained, and no interval.
-    if bounds:
-        edge_cell = Cell(f"≥ {max(s.edge for s in bounds):,.0f}")
+    # passing rate: the row then claims at least the low end of its starts' interval, as the export
+    # and the findings do (stats.Summary.bound).
+    widest = max((s.resolution() or 0.0 for s in searches), default=0.0)
+    bounded = summarize(edges, widest) if bounds else None
+    if bounded is not None:
+        edge_cell = Cell(bounded.show_bound(True))
     elif summary is not None and summary.n > 1 and any(s.pause_bound() for s in searches):
         # Set by pauses, the edge moves from start to start with how often a start paused: its
         # range over the starts is what was measured, where a median ± would look exact.
@@ -167,7 +170,7 @@ def _row(impl: str, cpus: int, group: list[Measurement], holds: Held | None, noi
         Cell(impl),
         Cell(str(cpus)),
         edge_cell,
-        _value([p.ok_rps for p in at_edge]) if holds else _requests(summary, steps, bounds),
+        _value([p.ok_rps for p in at_edge]) if holds else _requests(summary, steps, bounded),
         Cell(f"{len(edges)}/{len(group)}"),
         _spread(searches, summary if not bounds else None),
         *([] if holds else _saturated(searches)),

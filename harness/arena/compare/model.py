@@ -26,8 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from arena.measured.export import counted_values, values_of
-from arena.measured.flags import Flag
+from arena.measured.export import counted_values, engine_bound
 from arena.measured.measurement import Measurement
 from arena.measured.stats import NO_INTERVAL, SMALLEST_CHANGE
 
@@ -178,13 +177,6 @@ def tested(
     touching = math.isclose(low, 1) or math.isclose(high, 1)
     verdict = Verdict.SAME if low <= 1 <= high or touching else judge(ratio, p, higher, threshold, alpha)
     return ratio, low, high, p, verdict
-
-
-def engine_bound(m: Measurement, metric: str) -> bool:
-    """Whether the load engine bounded the metric: as its own `NAME_engine_bound` says where it has
-    one (a capacity start's saturation, measured apart from its search), else the measurement's flag."""
-    own = values_of(m).get(f"{metric}_engine_bound")
-    return own if isinstance(own, bool) else Flag.ENGINE_BOUND in m.flags
 
 
 def _change(key: tuple, metric: str, higher: bool, groups: tuple[list, list], threshold: float, alpha: float):

@@ -13,14 +13,12 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from arena.measured.export import counted_values, values_of
-from arena.measured.flags import Flag
+from arena.measured.export import UNCOUNTED, counted_values, engine_bound, values_of
 from arena.measured.measurement import Measurement
 from arena.measured.stats import (
     NO_INTERVAL,
     SMALLEST_CHANGE,
     Ratio,
-    log_interval,
     p_two_sided,
     summarize,
     t95,
@@ -76,21 +74,18 @@ def _number(x: float) -> str:
 
 
 def value_of(numbers: list[float], bounded: bool, higher_is_better: bool, resolution: float = 0.0) -> Value:
-    """The numbers' median and 95% interval, never narrower than `resolution` either side of the
-    median: repetitions that all count ten requests say ten give or take one, not exactly ten.
-    Positive numbers get the geometric mean's interval (stats.log_interval): the rules compare by
-    ratios, and a latency's interval has no business below zero."""
-    summary = summarize(numbers)
+    """The numbers' median and 95% interval, as every table and export gives them (stats.summarize:
+    a positive number's is the geometric mean's, never narrower than `resolution` either side of
+    the median — repetitions that all count ten requests say ten give or take one, not exactly
+    ten); open on the claimed side where the engine bounded the number."""
+    summary = summarize(numbers, resolution)
     # One repetition has no interval; a rule takes it only as an engine's bound (rules.Case.value),
     # whose open side is the claim: at least the value measured.
-    low, high = log_interval(numbers) or (
-        summary.ci_low if summary.ci_low is not None else summary.median,
-        summary.ci_high if summary.ci_high is not None else summary.median,
-    )
-    if summary.ci_low is not None and resolution > 0:
-        low, high = min(low, summary.median / (1 + resolution)), max(high, summary.median * (1 + resolution))
+    low = summary.ci_low if summary.ci_low is not None else summary.median
+    high = summary.ci_high if summary.ci_high is not None else summary.median
     if bounded:  # engine-bound: the server's own number is beyond what was measured
-        low, high = (low, math.inf) if higher_is_better else (-math.inf, high)
+        at_least, at_most = summary.bound(higher_is_better)
+        low, high = (at_least, math.inf) if higher_is_better else (-math.inf, at_most)
     return Value(summary.median, low, high, summary.n, bounded, resolution)
 
 
@@ -282,7 +277,10 @@ class Index:
             numbers = list(by_repetition.values())
             flags = frozenset(flag for m in group for flag in m.flags)
             resolution = max(counted_values(group, f"{metric}_resolution"), default=0.0)
-            value = value_of(numbers, Flag.ENGINE_BOUND in flags, higher_is_better, resolution) if numbers else None
+            # Bounded as the export's summary is (measured/export.py): where the engine bounded this
+            # number in a repetition that counts.
+            bounded = any(engine_bound(m, metric) for m in group if m.measured and not UNCOUNTED & set(m.flags))
+            value = value_of(numbers, bounded, higher_is_better, resolution) if numbers else None
             exported = [values_of(m) for m in group]
             if value is not None and metric in CEILED and (shares := counted_values(group, "ceiling_share")):
                 why = next((str(v["ceiling_why"]) for v in exported if v.get("ceiling_why")), "")

@@ -52,9 +52,13 @@ class Servers:
 def prepared(plan: Plan, context: Context, engines: Iterable[LoadEngine]) -> Servers:
     """What every kind that loads servers begins with: its engines built, and the implementations
     the plan names that build and pass conformance on its budgets, on the database."""
-    console = context.console
-    manifests = catalog.rows(plan.impl, catalog.load, console.warn)
-    return ready(engines_built(engines, console), context.db_url, manifests, plan.cpus, console)
+    return ready_for(plan, context, engines_built(engines, context.console))
+
+
+def ready_for(plan: Plan, context: Context, toolchains: Toolchains) -> Servers:
+    """`prepared`, the engines built already (a kind that has them check its points first)."""
+    manifests = catalog.rows(plan.impl, catalog.load, context.console.warn)
+    return ready(toolchains, context.db_url, manifests, plan.cpus, context.console)
 
 
 def engines_built(engines: Iterable[LoadEngine], console: Console) -> Toolchains:

@@ -50,6 +50,34 @@ def counted_values(measurements: list[Measurement], metric: str) -> list[float]:
     ]
 
 
+def engine_bound(m: Measurement, metric: str) -> bool:
+    """Whether the load engine bounded the metric: as its own `NAME_engine_bound` says where it has
+    one (a capacity start's saturation, measured apart from its search), else the measurement's flag."""
+    own = values_of(m).get(f"{metric}_engine_bound")
+    return own if isinstance(own, bool) else Flag.ENGINE_BOUND in m.flags
+
+
+def summary_of(measurements: list[Measurement], metric: str, higher_is_better: bool | None = None) -> dict | None:
+    """A metric's summary over the repetitions that count, as every report gives it: the median and
+    its 95% interval (stats.summarize) widened to the metric's resolution (`NAME_resolution`, the
+    widest of its repetitions'); where the engine bounded a repetition's main number (one whose
+    better direction is known: `higher_is_better`), the interval open on the better side (`bound`
+    "at least" with `high` null, or "at most" with `low` null), as the tables show "≥" or "≤" and
+    the findings judge it. None without a number."""
+    found = counted_values(measurements, metric)
+    if not found:
+        return None
+    resolution = max(counted_values(measurements, f"{metric}_resolution"), default=0.0)
+    summary = summarize(found, resolution)
+    made = {"median": summary.median, "low": summary.ci_low, "high": summary.ci_high, "n": summary.n}
+    made["cov"] = summary.cov
+    counted = [m for m in measurements if m.measured and not UNCOUNTED & set(m.flags)]
+    if higher_is_better is not None and any(engine_bound(m, metric) for m in counted):
+        low, high = summary.bound(higher_is_better)
+        made |= {"low": low, "high": high, "bound": "at least" if higher_is_better else "at most"}
+    return made
+
+
 def measurement_row(m: Measurement) -> dict:
     return {
         "kind": m.kind,
@@ -71,24 +99,18 @@ def measurement_row(m: Measurement) -> dict:
 
 def summaries(measurements: list[Measurement], main: MainMetrics = lambda _: {}, noisy: Noisy = _usual) -> list[dict]:
     """Per kind, implementation, experiment, point and budget: every numeric value over the
-    repetitions that count, as a median with its 95% interval, and the flags of any repetition,
-    with `noisy` where the first of its kind's main numbers varies by more than its kind allows."""
+    repetitions that count, as a median with its 95% interval (`summary_of`), and the flags of any
+    repetition, with `noisy` where the first of its kind's main numbers varies by more than its kind
+    allows."""
     groups: dict[tuple, list[Measurement]] = defaultdict(list)
     for m in measurements:
         groups[(m.kind, m.impl, m.experiment, m.point, m.cpus)].append(m)
     made = []
     for (kind, impl, experiment, point, cpus), group in sorted(groups.items()):
         counted = [m for m in group if m.measured and not UNCOUNTED & set(m.flags)]
-        numbers: dict[str, list[float]] = defaultdict(list)
-        for m in counted:
-            for name, value in values_of(m).items():
-                if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
-                    numbers[name].append(float(value))
-        shown = {}
-        for name, found in numbers.items():
-            summary = summarize(found)
-            shown[name] = {"median": summary.median, "low": summary.ci_low, "high": summary.ci_high, "n": summary.n}
-            shown[name]["cov"] = summary.cov
+        names = dict.fromkeys(name for m in counted for name in values_of(m))
+        higher = {metric: better for m in counted for metric, better in main(m).items()}
+        shown = {name: given for name in names if (given := summary_of(group, name, higher.get(name))) is not None}
         flags = {flag for m in group for flag in m.flags}
         first = next(iter(main(counted[0])), None) if counted else None
         if first in shown and (shown[first]["cov"] or 0) > noisy(counted[0]):

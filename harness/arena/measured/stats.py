@@ -1,5 +1,6 @@
-"""Statistics over repetitions: median, a 95% confidence interval, the coefficient of variation, and
-the ratio of two such summaries with its own interval."""
+"""Statistics over repetitions: the median, the one 95% interval every report gives a number
+(`summarize`), the coefficient of variation, and the ratio of two such summaries with its own
+interval."""
 
 from __future__ import annotations
 
@@ -82,12 +83,20 @@ def f95(dof1: int, dof2: float) -> float:
     return root**3
 
 
+# How lopsided an interval may be around its median and still be shown as ± its wider side: past
+# this share of its width between the two sides, it is shown as [low, high] (an interval of a
+# geometric mean is wider above than below, and of a rate that varies by a factor, much wider).
+LOPSIDED = 0.2
+
+
 @dataclass(frozen=True)
 class Summary:
     n: int
     median: float
     mean: float
-    ci_low: float | None  # 95% interval of the mean (Student's t); None when n == 1 (NO_INTERVAL)
+    # Its 95% interval (`summarize`): None when n == 1 (NO_INTERVAL), and `ci_high` None above a
+    # lower bound (an engine-bound rate: the server's own is beyond what was measured).
+    ci_low: float | None
     ci_high: float | None
     cov: float | None  # stdev / mean; None when it cannot be computed (n < 2 or mean 0)
 
@@ -95,18 +104,44 @@ class Summary:
         """Whether it varies by more than `limit` (CV): a capacity workload sets its own."""
         return self.cov is not None and self.cov > limit
 
+    def bound(self, higher_is_better: bool) -> tuple[float | None, float | None]:
+        """Its interval where the load engine bounded the number: the server's own lies beyond what
+        was measured on the better side, so the interval is open there — at least its low end (a
+        rate), at most its high end (a latency); the median's where it was measured once."""
+        low = self.ci_low if self.ci_low is not None else self.median
+        high = self.ci_high if self.ci_high is not None else self.median
+        return (low, None) if higher_is_better else (None, high)
+
+    def show_bound(self, higher_is_better: bool, scale: float = 1.0, digits: int = 0) -> str:
+        """'≥ 1234' (a rate) or '≤ 56' (a latency): the median measured, which the server's own
+        median is at least (at most), since every bounded repetition's own lies beyond what it
+        measured; a table shows no interval beside it, the export and the findings `bound`."""
+        return f"{'≥' if higher_is_better else '≤'} {self.median * scale:,.{digits}f}"
+
     def show(self, scale: float = 1.0, digits: int = 0, alone: bool = False) -> str:
-        """'1234 ±56' (the half-width of the interval), or '1234 (n=1)' for one repetition, which
-        a report's legend explains (NO_INTERVAL); '1234' where every value beside it is one too
+        """'1234 ±56' where the interval lies about evenly either side of the median (± its wider
+        side), '1234 [1100, 1500]' where it does not, or '1234 (n=1)' for one repetition, which a
+        report's legend explains (NO_INTERVAL); '1234' where every value beside it is one too
         (`alone`: the table says so once)."""
         value = f"{self.median * scale:.{digits}f}"
         if self.ci_low is None or self.ci_high is None:
             return value if alone else f"{value} (n=1)"
-        half = (self.ci_high - self.ci_low) / 2 * scale
-        return f"{value} ±{half:.{digits}f}"
+        below, above = (self.median - self.ci_low) * scale, (self.ci_high - self.median) * scale
+        if abs(above - below) <= LOPSIDED * (above + below):
+            return f"{value} ±{max(below, above):.{digits}f}"
+        return f"{value} [{self.ci_low * scale:.{digits}f}, {self.ci_high * scale:.{digits}f}]"
 
 
-def summarize(values: list[float]) -> Summary:
+def summarize(values: list[float], resolution: float = 0.0) -> Summary:
+    """The median of repeated measurements of one number and the 95% interval of its centre, the one
+    interval every table, export, comparison and verdict shows (spec/export.md, "Intervals"):
+    - for values all above zero (rates, times, memory: quantities that vary by a factor), the
+      geometric mean's, Student's t on the logarithms (`log_interval`): never below zero;
+    - for values of which some are zero and none below (errors, drops), the mean's, cut at zero;
+    - for values that may be negative (a slope, a drift), the mean's;
+    each widened to hold the median, and to `resolution` (a share) either side of it: the least a
+    number is known to — a count to one of it, a search's edge to its bracket, a latency to the
+    histogram's three significant digits — so that values that agree within it are not made exact."""
     if not values:
         raise ValueError("no values to summarize")
     n = len(values)
@@ -115,9 +150,15 @@ def summarize(values: list[float]) -> Summary:
     if n < 2:
         return Summary(n, median, mean, None, None, None)
     stdev = statistics.stdev(values)
-    half = t95(n - 1) * stdev / math.sqrt(n)
     cov = stdev / abs(mean) if mean else None
-    return Summary(n, median, mean, mean - half, mean + half, cov)
+    found = log_interval(values)
+    if found is None:
+        half = t95(n - 1) * stdev / math.sqrt(n)
+        found = (max(mean - half, 0.0) if min(values) >= 0 else mean - half, mean + half)
+    low, high = found
+    # A positive number is known to a share of itself, as its logarithm is: the reach is a factor.
+    near = (median / (1 + resolution), median * (1 + resolution)) if median > 0 else (median, median)
+    return Summary(n, median, mean, min(low, near[0], median), max(high, near[1], median), cov)
 
 
 def log_interval(values: list[float]) -> tuple[float, float] | None:

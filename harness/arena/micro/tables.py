@@ -14,6 +14,7 @@ import statistics
 from collections import defaultdict
 
 from arena.kind import MICRO as KIND
+from arena.measured.export import counted_values
 from arena.measured.flags import Flag
 from arena.measured.measurement import Measurement, Outcome
 from arena.measured.stats import summarize
@@ -34,7 +35,7 @@ def _cell(group: list[Measurement], metric: str) -> tuple[Cell, bool]:
     good = [m.payload.metric[metric] for m in group if m.measured]
     if not good:
         return Cell("not run" if all(m.outcome is Outcome.NOT_RUN for m in group) else "FAILED"), False
-    summary = summarize(good)
+    summary = summarize(good, max(counted_values(group, f"{metric}_resolution"), default=0.0))
     failed = len(group) - len(good)
     return Cell.value(summary, 1, digits(summary.median), f" ({failed} failed)" if failed else ""), summary.noisy()
 

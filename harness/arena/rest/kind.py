@@ -22,6 +22,7 @@ from arena.report.tables import Report
 from arena.rest import measure, scenarios, tables
 from arena.rest.order import nominal_rps
 from arena.rest.plan import RestPlan, add_arguments, estimate, planned
+from arena.rest.result import MAIN_METRICS
 
 USERS_ROWS = 100_000
 
@@ -55,6 +56,7 @@ class RestKind(Kind):
     def prepare(self, plan: RestPlan, stored: list[Measurement], context: Context) -> Batch:
         chosen = [s for s in scenarios.load(plan.scenario) if not s.pending]
         engines = self.engines(plan, context)
+        toolchains = servers.engines_built(engines.values(), context.console)
         users = reference.users_file(USERS_ROWS) if any(s.users_csv for s in chosen) else None
         points = []
         for scenario in chosen:
@@ -69,7 +71,7 @@ class RestKind(Kind):
 
         # The database lives as long as the batch: conformance's /record checks and the record
         # scenarios use it; the batch's close stops the server of the last start, then it.
-        prepared = servers.prepared(plan, context, engines.values())
+        prepared = servers.ready_for(plan, context, toolchains)
         tasks = []
         for repetition in range(plan.repeat):
             for manifest, cpus in prepared.ready:
@@ -92,7 +94,7 @@ class RestKind(Kind):
         return [s.id for s in scenarios.load(plan.scenario) if not s.pending]
 
     def main_metrics(self, m: Measurement) -> dict[str, bool]:
-        return {"rps": True, "p50_ms": False, "p99_ms": False}
+        return dict(MAIN_METRICS)
 
     def report(self, run: Run, title: str, measurements: list[Measurement], skipped: list[str]) -> Report:
         made = tables.report(title, scenarios.load(RestPlan.of(run.plan).scenario), measurements, skipped)

@@ -98,6 +98,11 @@ def metrics_of(result: dict) -> dict:
     return metrics
 
 
+# The numbers `arena compare`, `--assert` and the export's bounds look at first, and whether more
+# is better: the kind's main metrics (arena/kind.py).
+MAIN_METRICS = {"rps": True, "p50_ms": False, "p99_ms": False}
+
+
 def counted(m: Measurement) -> bool:
     """A repetition that counts in the medians and charts: measured after a warm-up that became
     steady, on a server that did not die during it (what a crashed one measured stays stored)."""

@@ -20,7 +20,7 @@ from arena.report import pivot
 from arena.report.charts import Chart
 from arena.report.tables import Cell, Column, Report, Row, Section, Table, legend
 from arena.rest import charts as rest_charts
-from arena.rest.result import RestResult, counted
+from arena.rest.result import MAIN_METRICS, RestResult, counted
 from arena.rest.scenarios import Scenario
 
 # How each metric is shown: header, scale and decimals.
@@ -161,6 +161,7 @@ def _our_rows(scenario: Scenario, measurements: list[Measurement], columns: list
     for (impl, cpus, point), group in sorted(groups.items(), key=order):
         values = [_values(m.payload) for m in group if counted(m)]
         flags = {flag for m in group for flag in m.flags}
+        bounded = any(Flag.ENGINE_BOUND in m.flags for m in group if counted(m))
         cells = [Cell(impl), Cell(str(cpus)), Cell(_label(json.loads(point)))]
         unsteady = [m for m in group if m.measured and not steady(m)]
         if unsteady:
@@ -182,9 +183,13 @@ def _our_rows(scenario: Scenario, measurements: list[Measurement], columns: list
             if not samples:
                 cells.append(Cell("unsteady" if unsteady and not values else "-"))
                 continue
-            summary = summarize(samples)
+            resolution = max((v.get(f"{column}_resolution", 0.0) for v in values), default=0.0)
+            summary = summarize(samples, resolution)
             _, scale, digits = METRICS.get(column, (column, 1, 1))
-            cells.append(Cell.value(summary, scale, digits))
+            if column in MAIN_METRICS and bounded:  # the engine's limit: the server's own is beyond it
+                cells.append(Cell(summary.show_bound(MAIN_METRICS[column], scale, digits)))
+            else:
+                cells.append(Cell.value(summary, scale, digits))
             if i == 0 and summary.noisy():
                 flags.add(Flag.NOISY)
         if note := _workers_note(impl, cpus, json.loads(point), group):
