@@ -33,7 +33,7 @@ ENDINGS = (
 EDGE = (
     "edge: the highest arrival rate a start sustained at steady state with its p99 within the objective, "
     "errors ≤ 0.1% and ≥ 99% of arrivals answered, less than 3% below a rate that failed (spec/capacity.md); "
-    "the cell is the median over independent server starts, ± its 95% interval, never narrower than the 3% bracket "
+    "the cell is the median over independent server starts with its 95% interval, never narrower than the 3% bracket "
     'each search closes (spec/capacity.md, "Starts where the order is open"); CV: the spread of the edges over starts, '
     "'confirmed' where every later start sustained the first one's edge and failed 3% above it, so that they agree "
     "within that bracket, by how much unknown; for a held workload (longpoll), the most connections "
@@ -52,7 +52,7 @@ PAUSES = (
 )
 SATURATED = (
     "saturated /s: what each start answered from 64 clients without pause before its search (arrivals a second), "
-    "the median over starts ± its 95% interval, 'CV sat.' its spread: a closed loop's throughput, which a start's "
+    "the median over starts with its 95% interval, 'CV sat.' its spread: a closed loop's throughput, which a start's "
     'pauses move little, where an edge under a p99 bound moves with how often it pauses (spec/capacity.md, "Spread"); '
     "≥ where the engine was past 90% busy in a start"
 )

@@ -4,7 +4,7 @@ figures.
 Rows are a runtime in one payload mode and core budget; columns sweep the bench's axis (message
 size for pingping and pingpong, processes for spawn and ring, pairs for throughput), so a row reads
 as one line of Valkov's Figures 3-5 or Varjão's plots. Each cell is the median over repetitions
-± the half-width of its 95% interval; a failed point says so, and the larger points it stopped
+with its 95% interval (as every table gives one); a failed point says so, and the larger points it stopped
 say "not run". The seeds' published figures are rows marked "(seed)".
 """
 

@@ -47,7 +47,12 @@ FLAGS: dict[Flag, str] = {
         "counted its whole run): in the medians, its warm-up in the notes (spec/scenarios/README.md)"
     ),
 }
-CELLS = "Cells: median over repetitions ± half-width of the 95% confidence interval of the mean (Student's t)."
+CELLS = (
+    "Cells: median over repetitions with its 95% interval — the geometric mean's for a number above zero, the "
+    "mean's cut at zero for one that can be zero, never narrower than the number's resolution (spec/export.md, "
+    '"Intervals") — as ± its wider side where it lies about evenly, else [low, high]; ≥ or ≤: the load engine was '
+    "the limit, the server's own beyond the median shown"
+)
 ONCE = (
     f"{NO_INTERVAL}: one repetition has no spread to build an interval from; a table measured once shows its values "
     "alone, and where a table mixes them, a cell marked (n=1) is one"
