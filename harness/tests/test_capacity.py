@@ -18,7 +18,17 @@ from arena.capacity.probe import Prober, Runner, judged, predicted, warmup_rule,
 from arena.capacity.result import CapacitySearch, ClientSweep
 from arena.capacity.saturation import saturate
 from arena.capacity.search import AT_MAX, BELOW_MIN, ENGINE_BOUND, FOUND, UNFINISHED
-from arena.capacity.workloads import Held, Objective, Point, Workload, chosen, load, objective_of, parse_slo
+from arena.capacity.workloads import (
+    Held,
+    Objective,
+    Point,
+    Workload,
+    all_workloads,
+    chosen,
+    objective_of,
+    parse_slo,
+    search_parameters,
+)
 from arena.cli import main as cli
 from arena.engines import loadgen
 from arena.engines.interface import EngineRun, LoadEngine
@@ -137,8 +147,8 @@ def short_decisive(monkeypatch):
     real server in a fraction of the time (at 500 answers a second, 4 s windows instead of 15). Not
     for the hockey stick: a rate a step above the edge needs the long window to build the backlog
     that puts its p99 past the objective."""
-    search, workloads = load()
-    monkeypatch.setattr(edge, "load", lambda: (dataclasses.replace(search, decisive_answers=2000), workloads))
+    shorter = dataclasses.replace(search_parameters(), decisive_answers=2000)
+    monkeypatch.setattr(edge, "search_parameters", lambda: shorter)
 
 
 @needs_engine
@@ -202,7 +212,7 @@ def test_a_probe_far_above_the_edge_gives_up_in_its_warm_up_and_says_what_the_se
     server_cores, engine_cores, _ = cores.split(1)
     with running(one_at_a_time(tmp_path), 1, free_port(), {}, server_cores) as server:
         runner = Runner(loadgen.Loadgen(), server, engine_cores, WORK, None)
-        prober = Prober(runner, WORK.objective, load()[0])
+        prober = Prober(runner, WORK.objective, search_parameters())
         prober.warm(150)
         probe = prober(1000)
     assert not probe.passed and probe.gave_up and probe.window_s == 0
@@ -215,7 +225,7 @@ def test_a_probe_far_above_the_edge_gives_up_in_its_warm_up_and_says_what_the_se
 def measured(engine: LoadEngine, task: Task, data: dict) -> Measurement:
     """One measurement by `engine` on a start of its own, stopped after it."""
     with contextlib.closing(Starts(start_settings([task.point]))) as starts:
-        cells = Cells([], load()[0].starts)
+        cells = Cells([], search_parameters().starts)
         return capacity_measure.measure(task, engine, data, None, starts, cells, lambda _: None)
 
 
@@ -280,7 +290,7 @@ def test_one_start_serves_a_repetitions_workloads_each_warmed_under_its_own_load
     points = [Point(WORK, WORK.objective), Point(root, root.objective)]
     jit = dataclasses.replace(fake, warm_s=3.0)
     tasks = [Task("capacity", jit, point, 1, rep, 1.0) for rep in (0, 1) for point in points]
-    edges, servers, found = Cells([], load()[0].starts), [], []
+    edges, servers, found = Cells([], search_parameters().starts), [], []
     with contextlib.closing(Starts(start_settings(points))) as starts:
         for task in tasks:
             m = capacity_measure.measure(
@@ -303,7 +313,7 @@ def test_a_start_that_died_between_workloads_is_replaced_by_a_fresh_one(fake):
         first, _, _ = starts.server(task, [0], lambda _: None)
         first.stop()  # died between two workloads
         m = capacity_measure.measure(
-            task, engine, {"work": None}, None, starts, Cells([], load()[0].starts), lambda _: None
+            task, engine, {"work": None}, None, starts, Cells([], search_parameters().starts), lambda _: None
         )
         assert m.measured and starts.current.server is not first and m.parameters["start"]["points_before"] == 0
 
@@ -322,15 +332,15 @@ def test_a_probe_fails_with_every_reason_that_failed_it(p99_ms, answered, steady
     result = synthetic(document, p99_ms, answered)
     if not steady:
         result["warmup"]["steady_at"] = None
-    assert judged(result, 2000, Objective(10), load()[0]) == reasons
+    assert judged(result, 2000, Objective(10), search_parameters()) == reasons
     slices = [{"t_s": 0.25 * k, "ok_rps": 900, "p50_ms": 20 + k, "p99_ms": 40, "error_ratio": 0} for k in range(4)]
     result["warmup"] |= {"gave_up": True, "seconds": 1.0, "slices": slices}
     reason = "median over 10 ms in 3 warm-up slices in a row: gave up after 1.0 s"
-    assert judged(result, 2000, Objective(10), load()[0]) == [reason]  # nothing measured: its one reason
+    assert judged(result, 2000, Objective(10), search_parameters()) == [reason]  # nothing measured: its one reason
 
 
 def test_a_probe_holds_enough_answers_and_its_warmup_enough_arrivals_at_low_rates():
-    search = load()[0]
+    search = search_parameters()
     assert window_s(4000, search, search.min_answers) == 1.0  # 1,000 answers in a quarter second: the 1 s floor
     assert window_s(500, search, search.min_answers) == 2.0
     assert window_s(200, search, search.min_answers) == 5.0
@@ -352,7 +362,7 @@ def test_objectives_from_the_command_line():
 
 
 def test_every_workload_of_the_spec_is_read_with_its_objective():
-    workloads = load()[1]
+    workloads = all_workloads()
     assert list(workloads) == ["plaintext", "json", "bcrypt", "compute", "database", "longpoll", "mix"]
     # The soak's mix is measured when named, not by default.
     assert [w.id for w in chosen([])] == ["plaintext", "json", "bcrypt", "compute", "database", "longpoll"]
@@ -443,8 +453,8 @@ def test_only_an_edge_that_was_found_hints_a_later_start(fake):
         for rep, (edge, ended) in enumerate([(1000.0, FOUND), (15000.0, ENGINE_BOUND)])
     )
     fake = dataclasses.replace(fake, name="go")
-    later = Task("capacity", fake, Point(load()[1]["plaintext"], Objective(10)), 1, 2, 1)
-    rule = load()[0].starts
+    later = Task("capacity", fake, Point(all_workloads()["plaintext"], Objective(10)), 1, 2, 1)
+    rule = search_parameters().starts
     assert Cells([found, bound], rule).hint(later) == 1000.0
     assert Cells([bound], rule).hint(later) is None
 
@@ -479,8 +489,8 @@ def test_a_start_is_saturated_until_a_run_answers_no_more_than_the_best_before_i
     engine = RisingEngine(gains)
     workload = Workload("w", "w", Objective(10), 100, 1, 10_000, steps=WORK.steps)
     with running(fake, 1, free_port(), {}, [0]) as server:
-        best, spent = saturate(Runner(engine, server, [1], workload, None), load()[0], warm_s)
-    assert engine.runs == runs and spent == runs * load()[0].saturation_s
+        best, spent = saturate(Runner(engine, server, [1], workload, None), search_parameters(), warm_s)
+    assert engine.runs == runs and spent == runs * search_parameters().saturation_s
     assert best.throughput == pytest.approx(most, rel=0.01)
 
 
@@ -496,7 +506,7 @@ def test_a_start_is_saturated_until_a_run_answers_no_more_than_the_best_before_i
 )
 def test_a_search_begins_below_what_its_start_answered_saturated(hint, throughput, engine_bound, expected):
     level = sweep.Level(1, throughput, throughput, 1, 2, 0, True, engine_bound, 0.5, 1, 1)
-    start = edge.first_rate(hint, level, load()[0].saturation_share)
+    start = edge.first_rate(hint, level, search_parameters().saturation_share)
     assert start == (pytest.approx(expected) if expected else None)
 
 

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from arena.capacity.workloads import chosen, load, objective_of
+from arena.capacity.workloads import chosen, objective_of, search_parameters
 from arena.cli import main as cli
 from arena.cli.measuring import kinds
 from arena.host import cores
@@ -146,7 +146,7 @@ def test_the_readme_prose_states_the_same_repetitions():
 
 
 def test_capacity_states_the_least_and_the_most_starts_of_a_cell():
-    rule, plan = load()[0].starts, planned("capacity")
+    rule, plan = search_parameters().starts, planned("capacity")
     assert plan["repeat"] == rule.most
     line = _readme_line("capacity")
     assert (_number(r"(\d+) to", line), _number(r"to (\d+) starts", line)) == (rule.least, rule.most)

@@ -15,7 +15,7 @@ import pytest
 from scipy import stats as scipy_stats
 
 from arena import lifecycle
-from arena.capacity.workloads import load as capacity_workloads
+from arena.capacity.workloads import all_workloads
 from arena.cli import findings_suite
 from arena.cli import main as cli
 from arena.cli.measuring import kinds
@@ -677,7 +677,7 @@ def test_every_finding_of_the_five_studies_is_read_and_each_test_names_a_real_ex
     assert {f.study for f in findings} == set(catalog.STUDIES) and len(findings) >= 60
     scenarios = {p.stem for p in (SPEC / "scenarios").glob("*.toml")}
     benches = {b["id"] for b in tomllib.loads((SPEC / "micro.toml").read_text())["bench"]}
-    known = {"rest": scenarios, "micro": benches, "capacity": set(capacity_workloads()[1])}
+    known = {"rest": scenarios, "micro": benches, "capacity": set(all_workloads())}
     for f in findings:
         assert f.quote and f.source and (f.tests or f.untestable or f.not_here), f.id
         for t in f.tests:

@@ -14,8 +14,7 @@ import pytest
 from arena.capacity.kind import CapacityKind
 from arena.capacity.probe import Runner
 from arena.capacity.result import CapacitySearch
-from arena.capacity.workloads import Objective, Workload
-from arena.capacity.workloads import load as capacity_parameters
+from arena.capacity.workloads import Objective, Workload, search_parameters
 from arena.cli import main as cli
 from arena.engines import loadgen
 from arena.host.process import free_port, running
@@ -84,7 +83,7 @@ def manifest(folder, kept: int) -> catalog.Manifest:
 
 def soaked(folder, kept: int) -> Soak:
     with running(manifest(folder, kept), 1, free_port(), {}, [0]) as server:
-        shape = capacity_parameters()[0]
+        shape = search_parameters()
         held = hold(
             Runner(loadgen.Loadgen(), server, [1], KEEP, None), RATE, shape, PARAMETERS, PERIODS, lambda _: None
         )

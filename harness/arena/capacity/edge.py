@@ -11,7 +11,7 @@ from arena.capacity.probe import Prober, Runner
 from arena.capacity.result import CapacitySearch
 from arena.capacity.saturation import saturate
 from arena.capacity.search import FOUND, Limits, find_edge
-from arena.capacity.workloads import Point, load, unit_of
+from arena.capacity.workloads import Point, search_parameters, unit_of
 from arena.kind import Task
 
 
@@ -22,28 +22,28 @@ def search(
     from `hint`, the median edge of the starts before it, when that is lower; on the first start,
     probes below the edge after it. The search's limits go into `parameters`."""
     point: Point = task.point
-    workload, search_parameters = point.workload, load()[0]
-    prober, unit = Prober(runner, point.objective, search_parameters), unit_of(workload.held)
+    workload, searching = point.workload, search_parameters()
+    prober, unit = Prober(runner, point.objective, searching), unit_of(workload.held)
     saturated = None
     if workload.held:
-        warm_rate = max((hint or workload.start_rate) * search_parameters.warm_share, workload.min_rate)
+        warm_rate = max((hint or workload.start_rate) * searching.warm_share, workload.min_rate)
         phase(f"warm-up at {warm_rate:,.0f}{unit}")
         warmed_s, start = prober.warm(warm_rate), hint
     else:
-        phase(f"saturating with {search_parameters.saturation_clients} clients")
+        phase(f"saturating with {searching.saturation_clients} clients")
         # A JIT runtime's warm_s is owed by every workload, on a shared start too: its own code
         # path compiles under its own load (spec/capacity.md, "One start, every workload").
-        saturated, warmed_s = saturate(runner, search_parameters, task.manifest.warm_s)
-        start = first_rate(hint, saturated, search_parameters.saturation_share)
+        saturated, warmed_s = saturate(runner, searching, task.manifest.warm_s)
+        start = first_rate(hint, saturated, searching.saturation_share)
     limits = Limits(
         workload.start_rate,
         workload.min_rate,
         held.most_connections(workload.max_rate) if workload.held else workload.max_rate,
-        search_parameters.growth,
-        search_parameters.precision,
-        search_parameters.max_probes,
-        search_parameters.max_jump,
-        first_growth=search_parameters.hinted_growth if start else None,
+        searching.growth,
+        searching.precision,
+        searching.max_probes,
+        searching.max_jump,
+        first_growth=searching.hinted_growth if start else None,
         resolution=1.0 if workload.held else 0.0,
         saturated=saturated.throughput if saturated and not saturated.engine_bound else None,
     )
@@ -52,7 +52,7 @@ def search(
     found = find_edge(prober, limits, start)
     below = []
     if task.repetition == 0 and found.ended == FOUND:
-        for share in search_parameters.curve_shares:
+        for share in searching.curve_shares:
             phase(f"below the edge: {share:.0%} of it")
             below.append(prober(max(found.passing * share, limits.min_rate)))
     return CapacitySearch(

@@ -13,7 +13,7 @@ from arena.capacity.cells import Cells
 from arena.capacity.data import data_file
 from arena.capacity.plan import CapacityPlan, add_arguments, estimate, planned
 from arena.capacity.result import ClientSweep
-from arena.capacity.workloads import Point, chosen, load, objective_of
+from arena.capacity.workloads import Point, all_workloads, chosen, objective_of, search_parameters
 from arena.context import Context
 from arena.frame import servers
 from arena.frame.starts import Starts, start_settings
@@ -43,7 +43,7 @@ class CapacityKind(Kind):
     def headline(self, plan: CapacityPlan) -> str:
         slo = f", objective {plan.slo}" if plan.slo else ""
         scaling = ", and a sweep of clients" if plan.scaling else ""
-        least = min(load()[0].starts.least, plan.repeat)
+        least = min(search_parameters().starts.least, plan.repeat)
         starts = f"{least} to {plan.repeat}" if least < plan.repeat else str(least)
         return f"cpus {plan.cpus}, {starts} independent start(s) a cell, more where the order is open{scaling}{slo}"
 
@@ -57,7 +57,7 @@ class CapacityKind(Kind):
             points += [Point(w, w.objective, sweep.CLIENTS) for w in workloads]
         # One start a repetition serves every workload in turn, in the order of spec/capacity.toml
         # (frame/starts.py; spec/capacity.md, "One start, every workload").
-        rule = dataclasses.replace(load()[0].starts, most=plan.repeat)
+        rule = dataclasses.replace(search_parameters().starts, most=plan.repeat)
         rule = dataclasses.replace(rule, least=min(rule.least, rule.most))
         tasks = [
             Task(self.name, manifest, point, cpus, rep, estimate(manifest, point, rep, i == 0, rule.least))
@@ -84,7 +84,7 @@ class CapacityKind(Kind):
         return [w.id for w in chosen(plan.workload)]
 
     def noisy(self, m: Measurement) -> float:
-        workload = load()[1].get(m.experiment)
+        workload = all_workloads().get(m.experiment)
         return workload.noisy if workload else NOISY_COV
 
     def main_metrics(self, m: Measurement) -> dict[str, bool]:

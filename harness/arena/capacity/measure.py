@@ -14,7 +14,7 @@ from arena.capacity.data import set_up
 from arena.capacity.probe import Runner
 from arena.capacity.result import CapacitySearch, ClientSweep
 from arena.capacity.search import ENGINE_BOUND
-from arena.capacity.workloads import Point, load
+from arena.capacity.workloads import Point, search_parameters
 from arena.engines.interface import LoadEngine
 from arena.frame.attempt import FAILURES, Attempt
 from arena.frame.starts import Starts
@@ -49,7 +49,7 @@ def measure(
             phase("setup")
             setup_s = set_up(runner)
         if point.clients:
-            levels = sweep.sweep(runner, load()[0], phase)
+            levels = sweep.sweep(runner, search_parameters(), phase)
             result = ClientSweep(
                 [dataclasses.asdict(level) for level in levels], len(workload.steps), server.ready_s, setup_s
             )

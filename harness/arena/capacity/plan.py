@@ -8,7 +8,7 @@ import argparse
 from dataclasses import dataclass, field
 
 from arena import options
-from arena.capacity.workloads import Point, chosen, load, parse_slo
+from arena.capacity.workloads import Point, chosen, parse_slo, search_parameters
 from arena.host import cores
 from arena.impls import catalog
 from arena.kind import CAPACITY as KIND
@@ -30,7 +30,7 @@ def planned(options: argparse.Namespace) -> CapacityPlan:
         suite=KIND,
         impl=options.impl,
         cpus=cores.measured_budgets(options.cpus),
-        repeat=repetitions(options.repeat) if options.repeat is not None else load()[0].starts.most,
+        repeat=repetitions(options.repeat) if options.repeat is not None else search_parameters().starts.most,
         workload=options.workload,
         slo=parse_slo(options.slo) if options.slo else {},
         scaling=options.scaling,

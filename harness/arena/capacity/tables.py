@@ -13,7 +13,15 @@ from arena.capacity import held, order, precision, scaling
 from arena.capacity.probe import Probe
 from arena.capacity.result import CapacitySearch
 from arena.capacity.search import FOUND
-from arena.capacity.workloads import Held, Objective, Workload, load, objective_label, unit_of
+from arena.capacity.workloads import (
+    Held,
+    Objective,
+    Workload,
+    all_workloads,
+    objective_label,
+    search_parameters,
+    unit_of,
+)
 from arena.engines.interface import ENGINE_BUSY_MAX
 from arena.host.process import open_files_limit
 from arena.kind import CAPACITY as KIND
@@ -284,7 +292,7 @@ def _curves(workload: str, holds: Held | None, objective: Objective, measurement
                 note=(
                     "every probe of each runtime's first start, failed ones too, which is where the curve turns up "
                     "(one that gave up in its warm-up at the slices that decided it), and its probes at "
-                    f"{' and '.join(f'{share:.0%}' for share in load()[0].curve_shares)} of its edge; "
+                    f"{' and '.join(f'{share:.0%}' for share in search_parameters().curve_shares)} of its edge; "
                     "the diamond is the median edge of all its starts, on the probe nearest it; crosses are probes "
                     "that failed, at any start, dots the later starts' probes that passed"
                 ),
@@ -320,8 +328,8 @@ def _engine_notes(measurements: list[Measurement], holds: Held | None) -> list[s
     if open_at_once and not holds:
         notes.append(
             f"connections at the edges: {min(open_at_once):,} to {max(open_at_once):,} open at most at once (kept "
-            f"alive, at most {load()[0].connections:,}: an arrival that finds them busy waits for one, its wait "
-            "charged to its latency)"
+            f"alive, at most {search_parameters().connections:,}: an arrival that finds them busy waits for one, its "
+            "wait charged to its latency)"
         )
     return notes
 
@@ -356,7 +364,7 @@ def _core_fits(measurements: list[Measurement]) -> list[str]:
 
 
 def report(title: str, measurements: list[Measurement], skipped: list[str]) -> Report:
-    workloads = load()[1]
+    workloads = all_workloads()
     ours = [m for m in measurements if m.kind == KIND]
     sections = []
     for workload_id in [w for w in workloads if any(m.experiment == w for m in ours)] + sorted(

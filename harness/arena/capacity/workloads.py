@@ -151,8 +151,18 @@ class Point:
         return objective_label(self.workload.held, self.objective)
 
 
+def search_parameters() -> SearchParameters:
+    """How every search runs: spec/capacity.toml's [search]."""
+    return _read()[0]
+
+
+def all_workloads() -> dict[str, Workload]:
+    """Every workload of spec/capacity.toml by id, in its order."""
+    return _read()[1]
+
+
 @cache
-def load() -> tuple[SearchParameters, dict[str, Workload]]:
+def _read() -> tuple[SearchParameters, dict[str, Workload]]:
     """The search's parameters and every workload by id; a broken file is a UsageError naming it."""
     try:
         data = tomllib.loads(SPEC_FILE.read_text(encoding="utf-8"))
@@ -180,7 +190,7 @@ def load() -> tuple[SearchParameters, dict[str, Workload]]:
 
 def chosen(names: list[str]) -> list[Workload]:
     """The workloads `--workload` names, in the file's order (none named: every default one)."""
-    workloads = load()[1]
+    workloads = all_workloads()
     unknown = [name for name in names if name not in workloads]
     if unknown:
         raise UsageError(f"unknown workload(s): {', '.join(unknown)} (known: {', '.join(workloads)})")

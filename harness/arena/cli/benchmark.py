@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from arena.capacity.workloads import load as capacity_parameters
+from arena.capacity.workloads import search_parameters
 from arena.console import Console
 from arena.engines.interface import EngineError, LoadEngine
 from arena.engines.loadgen import Loadgen
@@ -225,7 +225,7 @@ def _oha(port: int, core: int, rate: float, seconds: int) -> Latency:
 def _open_model(engine: LoadEngine, port: int, core: int, rate: float, seconds: int, batch_us: int | None) -> Latency:
     """The engine's open model at `rate`, shaped as every capacity probe is (spec/capacity.md), or
     with its arrivals released together every `batch_us`."""
-    model = capacity_parameters()[0].open_model(rate, seconds)
+    model = search_parameters().open_model(rate, seconds)
     if batch_us is not None:
         model["batch_us"] = batch_us
     run = engine.run(_scenario(port, model), [core], seconds + 60)

@@ -7,8 +7,7 @@ from __future__ import annotations
 import argparse
 
 from arena.capacity.data import data_file
-from arena.capacity.workloads import chosen
-from arena.capacity.workloads import load as capacity_parameters
+from arena.capacity.workloads import chosen, search_parameters
 from arena.context import Context
 from arena.frame import servers
 from arena.kind import COMMANDS, Batch, Kind, Task
@@ -42,7 +41,7 @@ class SoakKind(Kind):
         return [KIND]
 
     def prepare(self, plan: SoakPlan, stored: list[Measurement], context: Context) -> Batch:
-        parameters, search, engine = load(), capacity_parameters()[0], context.engine
+        parameters, search, engine = load(), search_parameters(), context.engine
         (workload,) = chosen([parameters.workload])
         prepared = servers.prepared(plan, context, [engine])
         with prepared.closing_on_error():
