@@ -18,7 +18,7 @@ from arena.impls import catalog as impls
 from arena.kind import Task
 from arena.measured import store as store_module
 from arena.measured.store import Store
-from arena.micro import measure, suite
+from arena.micro import benchmarks, measure
 from test_findings import spawns
 from test_micro import write_micro
 
@@ -32,9 +32,9 @@ def identical(tmp_path_factory) -> list:
     every implementation at a point before the next point (as `arena micro` does)."""
     folder = tmp_path_factory.mktemp("impls")
     rows = [impls.parse(write_micro(folder, name, env='FAKE_TIMED = "1"')) for name in SAME]
-    spawn = suite.load(["spawn"])[0]
-    points = [suite.Point(spawn, "idiomatic", {"procs": n}, "cold") for n in PROCS]
-    measurer = measure.Measurer(suite.limits("quick"), [], Console())
+    spawn = benchmarks.load(["spawn"])[0]
+    points = [benchmarks.Point(spawn, "idiomatic", {"procs": n}, "cold") for n in PROCS]
+    measurer = measure.Measurer(benchmarks.limits("quick"), [], Console())
     return [
         measurer(Task("micro", row, point, 2, rep, 1.0), print) for rep in range(3) for point in points for row in rows
     ]

@@ -14,7 +14,7 @@ from arena.impls import catalog
 from arena.impls.catalog import ManifestError
 from arena.kind import Task
 from arena.measured.measurement import Outcome
-from arena.micro import conformance, measure, plan, program, search, suite, tables
+from arena.micro import benchmarks, conformance, measure, plan, program, search, tables
 from arena.micro.plan import MicroPlan
 from arena.report.render import markdown
 from conftest import write_impl
@@ -91,15 +91,15 @@ def test_every_micro_manifest_in_the_repository_parses():
 
 def test_a_correct_run_passes_its_checks(tmp_path):
     manifest = row(tmp_path)
-    ring = suite.load(["ring"])[0]
-    point = suite.Point(ring, "copy", {"procs": 10, "size": 100, "rounds": 3})
+    ring = benchmarks.load(["ring"])[0]
+    point = benchmarks.Point(ring, "copy", {"procs": 10, "size": 100, "rounds": 3})
     outcome = run_once(manifest, point.arguments(1))
     assert outcome.ok, outcome.failure
     assert program.problems(outcome.document, point, "shared", 1, 1) == []
     assert outcome.document["warmup"]["iterations"] == 5
     assert outcome.cpu_s is not None and outcome.peak_rss_kb > 0
     # The same document is wrong for another run: the harness compares, it does not trust.
-    other = suite.Point(ring, "copy", {**point.params, "rounds": 4})
+    other = benchmarks.Point(ring, "copy", {**point.params, "rounds": 4})
     assert program.problems(outcome.document, other, "shared", 1, 1)
     assert program.problems(outcome.document, point, "shared", 2, 1) == ["cpus is 1, expected 2"]
     assert program.problems(outcome.document, point, "shared", 1, 0) == [
@@ -124,7 +124,7 @@ def test_the_warmup_rule_is_the_specs(series, steady):
 
 def test_a_program_that_calls_itself_steady_when_it_is_not_fails(tmp_path):
     manifest = row(tmp_path, env='FAKE_UNSTEADY = "1"')
-    pingpong = suite.Point(suite.load(["pingpong"])[0], "idiomatic", {"size": 100, "rounds": 10})
+    pingpong = benchmarks.Point(benchmarks.load(["pingpong"])[0], "idiomatic", {"size": 100, "rounds": 10})
     _, failure = program.run_point(manifest, 1, pingpong, 20, 100_000, 1)
     assert "warmup.steady is True, but the rule applied to its series says False" in failure
 
@@ -132,7 +132,7 @@ def test_a_program_that_calls_itself_steady_when_it_is_not_fails(tmp_path):
 def test_lost_messages_fail_the_check(tmp_path):
     manifest = row(tmp_path, env='FAKE_MISCOUNT = "-1"')
     outcome = run_once(manifest, ["pingpong", "--rounds", "100"])
-    pingpong = suite.Point(suite.load(["pingpong"])[0], "idiomatic", {"size": 5000, "rounds": 100})
+    pingpong = benchmarks.Point(benchmarks.load(["pingpong"])[0], "idiomatic", {"size": 5000, "rounds": 100})
     assert program.problems(outcome.document, pingpong, "shared", 1, 10) == ["check.round_trips is 99, expected 100"]
 
 
@@ -161,8 +161,8 @@ def test_conformance_checks_pass_and_catch_a_miscount(tmp_path):
 
 def test_spawn_search_stops_at_the_memory_budget(tmp_path):
     manifest = row(tmp_path, env='FAKE_BYTES_PER_PROC = "40000"')
-    point = next(p for p in suite.points(suite.load(["spawn"])[0], "quick") if p.is_max)
-    limits = suite.Limits(seconds=30, memory_mb=4096, max_memory_mb=400, warmup_s=3)
+    point = next(p for p in benchmarks.points(benchmarks.load(["spawn"])[0], "quick") if p.is_max)
+    limits = benchmarks.Limits(seconds=30, memory_mb=4096, max_memory_mb=400, warmup_s=3)
     found, _ = search.search_max(manifest, 1, point, limits)
     # 40 kB per process: 8,000 fit in 400 MiB with the interpreter, 16,000 do not. Both peaks are
     # far above this test process's own memory, which a child's kernel peak starts from.
@@ -173,10 +173,10 @@ def test_spawn_search_stops_at_the_memory_budget(tmp_path):
 
 def test_a_failure_stops_the_larger_points_also_after_a_resume(tmp_path):
     manifest = row(tmp_path, env='FAKE_FAIL_ABOVE = "5000"')
-    ring = suite.load(["ring"])[0]
-    points = [suite.Point(ring, "idiomatic", {"procs": n, "size": 100, "rounds": 10}) for n in (1000, 10000)]
+    ring = benchmarks.load(["ring"])[0]
+    points = [benchmarks.Point(ring, "idiomatic", {"procs": n, "size": 100, "rounds": 10}) for n in (1000, 10000)]
     tasks = [Task("micro", manifest, p, 1, rep, 1.0) for rep in range(2) for p in points]
-    limits = suite.limits("quick")
+    limits = benchmarks.limits("quick")
     first = [measure.Measurer(limits, [], Console())(t, print) for t in tasks[:2]]
     # A resume knows only what is stored: the failure at 10,000 still stops the second repetition.
     resumed = measure.Measurer(limits, first, Console())
@@ -199,12 +199,13 @@ def test_a_failure_stops_the_larger_points_also_after_a_resume(tmp_path):
 
 def test_a_cold_start_measures_at_once_in_a_row_beside_the_warm_one(tmp_path):
     manifest = row(tmp_path)
-    ring = suite.load(["ring"])[0]
+    ring = benchmarks.load(["ring"])[0]
     params = {"procs": 100, "size": 100, "rounds": 10}
     tasks = [
-        Task("micro", manifest, suite.Point(ring, "idiomatic", params, start), 1, 0, 1.0) for start in ("cold", "warm")
+        Task("micro", manifest, benchmarks.Point(ring, "idiomatic", params, start), 1, 0, 1.0)
+        for start in ("cold", "warm")
     ]
-    measurer = measure.Measurer(suite.limits("quick"), [], Console())
+    measurer = measure.Measurer(benchmarks.limits("quick"), [], Console())
     cold, warm = [measurer(task, print) for task in tasks]
     assert cold.parameters["arguments"][-2:] == ["--warmup-s", "0"] and cold.parameters["start"] == "cold"
     assert cold.payload.warmup["iterations"] == 0 and warm.payload.warmup["iterations"] > 0
@@ -216,21 +217,21 @@ def test_a_cold_start_measures_at_once_in_a_row_beside_the_warm_one(tmp_path):
 
 
 def test_the_findings_profile_sweeps_cold_and_warm_starts_on_both_cores():
-    pingping = suite.load(["pingping"])[0]
-    points = suite.points(pingping, "findings")
-    assert {p.start for p in points} == {"cold", "warm"} and suite.budgets(pingping, "findings", 2) == [2]
-    assert all(p.start == "" for p in suite.points(pingping, "quick"))  # keys of earlier runs unchanged
+    pingping = benchmarks.load(["pingping"])[0]
+    points = benchmarks.points(pingping, "findings")
+    assert {p.start for p in points} == {"cold", "warm"} and benchmarks.budgets(pingping, "findings", 2) == [2]
+    assert all(p.start == "" for p in benchmarks.points(pingping, "quick"))  # keys of earlier runs unchanged
 
 
 def test_point_numbers_choose_a_bench_profiles_points_and_a_wrong_one_is_a_clear_error():
-    ring = suite.load(["ring"])[0]
-    every = suite.points(ring, "findings")
-    chosen = suite.points(ring, "findings", [1, 3])
+    ring = benchmarks.load(["ring"])[0]
+    every = benchmarks.points(ring, "findings")
+    chosen = benchmarks.points(ring, "findings", [1, 3])
     assert [p.key for p in chosen] == [every[0].key, every[2].key]
     first = {"mode": "idiomatic", **every[0].params, "start": "cold"}
     assert json.loads(chosen[0].key) == chosen[0].coordinates == first
-    with pytest.raises(suite.SuiteError, match=r"ring \[findings\]: no point 7 \(it has 6\)"):
-        suite.points(ring, "findings", [7])
+    with pytest.raises(benchmarks.SuiteError, match=r"ring \[findings\]: no point 7 \(it has 6\)"):
+        benchmarks.points(ring, "findings", [7])
     parser = argparse.ArgumentParser()
     plan.add_arguments(parser)
     parser.add_argument("--suite", default="findings")

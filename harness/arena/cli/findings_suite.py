@@ -24,8 +24,8 @@ from arena.host import cores
 from arena.impls import catalog as impls
 from arena.kind import COMMANDS, FINDINGS, MICRO, REST
 from arena.measured.store import Run, Store
+from arena.micro import benchmarks as micro_benchmarks
 from arena.micro import plan as micro_plan
-from arena.micro import suite as micro_suite
 from arena.micro.plan import MicroPlan
 from arena.paths import SPEC
 from arena.rest import plan as rest_plan
@@ -141,7 +141,9 @@ def plan(findings: list[Finding], machine: int, repeat: int = 3) -> Plan:
 def _points(kind: str, experiment: str) -> list[dict]:
     """What tells each point of the experiment's findings profile from the others, in its order."""
     if kind == MICRO:
-        return [point.coordinates for point in micro_suite.points(micro_suite.load([experiment])[0], FINDINGS)]
+        return [
+            point.coordinates for point in micro_benchmarks.points(micro_benchmarks.load([experiment])[0], FINDINGS)
+        ]
     return [point.params for point in scenarios.points(scenarios.load([experiment])[0], FINDINGS)]
 
 
@@ -185,8 +187,8 @@ def _budgets(test: Test, machine: int) -> tuple[int, ...]:
     if test.cpus is not None:
         return test.cpus
     if test.kind == MICRO:
-        bench = micro_suite.load([test.experiment])[0]
-        return tuple(micro_suite.budgets(bench, FINDINGS, machine))
+        bench = micro_benchmarks.load([test.experiment])[0]
+        return tuple(micro_benchmarks.budgets(bench, FINDINGS, machine))
     return (1,)
 
 
@@ -199,7 +201,7 @@ def estimate_s(item: Item) -> float:
     """How long the item's run measures, by its kind's own estimates (builds and checks aside)."""
     if item.kind == MICRO:
         rows = impls.rows(list(item.impls), impls.load_micro, lambda _: None)
-        bench = micro_suite.load([item.experiment])
+        bench = micro_benchmarks.load([item.experiment])
         planned = micro_plan.MicroPlan(
             FINDINGS, list(item.impls), list(item.cpus), item.repeat, [item.experiment], list(item.points)
         )

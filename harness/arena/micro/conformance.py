@@ -7,7 +7,7 @@ from __future__ import annotations
 from arena.checks.result import CheckResult, Problem, Severity
 from arena.host import cores
 from arena.impls.catalog import Manifest
-from arena.micro import program, suite
+from arena.micro import benchmarks, program
 
 BAD_ARGUMENTS = [
     ["nosuchbench"],
@@ -26,11 +26,11 @@ BAD_ARGUMENTS = [
 
 
 def checks(manifest: Manifest, cpus: int, report=lambda result: None) -> list[CheckResult]:
-    limits = suite.limits("check")
+    limits = benchmarks.limits("check")
     taken, memory_kb = cores.take(cpus), limits.run_memory_mb() * 1024
     results = []
-    for bench in suite.load():
-        for point in suite.points(bench, "check"):
+    for bench in benchmarks.load():
+        for point in benchmarks.points(bench, "check"):
             outcome, failure = program.run_point(manifest, cpus, point, limits.seconds, memory_kb, limits.warmup_s)
             problems = [Problem(Severity.FAIL, failure)] if failure else []
             result = CheckResult(f"{bench.id} {point.label}", outcome.wall_s, problems)

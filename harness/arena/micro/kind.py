@@ -18,7 +18,7 @@ from arena.kind import COMMANDS, Batch, Kind
 from arena.kind import MICRO as KIND
 from arena.measured.measurement import Measurement
 from arena.measured.store import Run
-from arena.micro import suite, tables
+from arena.micro import benchmarks, tables
 from arena.micro.measure import Measurer, outcome
 from arena.micro.plan import MicroPlan, add_arguments, plan_tasks, planned
 from arena.micro.result import SpawnSearch
@@ -37,7 +37,7 @@ class MicroKind(Kind):
         return planned(options)
 
     def headline(self, plan: MicroPlan) -> str:
-        limits = suite.limits(plan.suite)
+        limits = benchmarks.limits(plan.suite)
         budgets = plan.cpus or "each bench's own (spec/micro.toml)"
         return (
             f"suite {plan.suite}, cpus {budgets}, {plan.repeat} repetition(s); "
@@ -45,7 +45,7 @@ class MicroKind(Kind):
         )
 
     def prepare(self, plan: MicroPlan, stored: list[Measurement], context: Context) -> Batch:
-        benches, limits, console = suite.load(plan.bench), suite.limits(plan.suite), context.console
+        benches, limits, console = benchmarks.load(plan.bench), benchmarks.limits(plan.suite), context.console
         self.benches = {b.id: b for b in benches}
         toolchains = Toolchains(say=console.line)
         console.line("preparing")
@@ -63,13 +63,13 @@ class MicroKind(Kind):
         return outcome(m, self.benches)
 
     def report(self, run: Run, title: str, measurements: list[Measurement], skipped: list[str]) -> Report:
-        return tables.report(title, suite.load(MicroPlan.of(run.plan).bench), measurements, skipped, run.host)
+        return tables.report(title, benchmarks.load(MicroPlan.of(run.plan).bench), measurements, skipped, run.host)
 
     def experiments(self, plan: MicroPlan) -> list[str]:
-        return [b.id for b in suite.load(plan.bench)]
+        return [b.id for b in benchmarks.load(plan.bench)]
 
     def main_metrics(self, m: Measurement) -> dict[str, bool]:
         if isinstance(m.payload, SpawnSearch):
             return {"max_procs": True}
-        bench = {b.id: b for b in suite.load([])}.get(m.experiment)
+        bench = {b.id: b for b in benchmarks.load([])}.get(m.experiment)
         return {bench.metric: bench.higher_is_better} if bench else {}

@@ -12,9 +12,9 @@ from arena.impls.toolchain import runtime_version
 from arena.kind import MICRO as KIND
 from arena.kind import Task
 from arena.measured.measurement import Measurement, Outcome
-from arena.micro import program, search, suite
+from arena.micro import benchmarks, program, search
+from arena.micro.benchmarks import Bench, Limits
 from arena.micro.result import ProgramRun, SpawnSearch
-from arena.micro.suite import Bench, Limits
 
 
 def _sweep(impl: str, bench: str, mode: str, cpus: int) -> tuple:
@@ -56,7 +56,7 @@ class Measurer:
             "limit_s": self.limits.seconds,
         }
         sweep = _sweep(manifest.name, point.experiment, point.mode, task.cpus)
-        blocker = next((f for f in self.failed.get(sweep, []) if suite.dominates(f, point.params)), None)
+        blocker = next((f for f in self.failed.get(sweep, []) if benchmarks.dominates(f, point.params)), None)
         if blocker is not None:
             at = " ".join(f"{k}={v}" for k, v in blocker.items())
             return task.measurement(Outcome.NOT_RUN, reason=f"failed at {at}", parameters=parameters)

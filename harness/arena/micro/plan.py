@@ -13,8 +13,8 @@ from arena.impls import catalog
 from arena.impls.catalog import Manifest
 from arena.kind import FINDINGS, Plan, Task, repetitions
 from arena.kind import MICRO as KIND
-from arena.micro import suite
-from arena.micro.suite import Bench, Point
+from arena.micro import benchmarks
+from arena.micro.benchmarks import Bench, Point
 
 START_S = 1.5  # starting and stopping a program, for the ETA
 SEARCH_S = 30.0  # a spawn search, for the ETA
@@ -32,13 +32,13 @@ def plan_tasks(rows: list[Manifest], benches: list[Bench], plan: MicroPlan) -> t
     in the findings profile, where the seeds gave every runtime the whole machine, and how much of
     it one uses is what some findings ask (spec/micro.md, "Core budget and memory")."""
     machine = len(cores.machine_cores())
-    budgets = {bench.id: plan.cpus or suite.budgets(bench, plan.suite, machine) for bench in benches}
+    budgets = {bench.id: plan.cpus or benchmarks.budgets(bench, plan.suite, machine) for bench in benches}
     whole = plan.suite == FINDINGS
     tasks = [
         Task(KIND, manifest, point, cpus, repetition, _estimate(point))
         for repetition in range(plan.repeat)
         for bench in benches
-        for point in suite.points(bench, plan.suite, plan.point)
+        for point in benchmarks.points(bench, plan.suite, plan.point)
         if repetition == 0 or not point.is_max  # the search is long and its answer a single number
         for manifest in rows
         for cpus in budgets[bench.id]
@@ -70,9 +70,9 @@ def planned(options: argparse.Namespace) -> MicroPlan:
     """The plan of the command line's options; unknown benches, suites and runtimes fail here."""
     if options.point and len(options.bench) != 1:
         raise UsageError("--point numbers the points of one bench's profile: name that one with --bench")
-    for bench in suite.load(options.bench):
-        suite.points(bench, options.suite, options.point)  # unknown points fail here
-    suite.limits(options.suite)
+    for bench in benchmarks.load(options.bench):
+        benchmarks.points(bench, options.suite, options.point)  # unknown points fail here
+    benchmarks.limits(options.suite)
     catalog.rows(options.impl, catalog.load_micro, lambda _: None)  # unknown names fail here
     return MicroPlan(
         suite=options.suite,

@@ -30,7 +30,7 @@ import psutil
 from arena.host import cores
 from arena.host.process import cpu_list, stop_tree, tree_of
 from arena.impls.catalog import Manifest
-from arena.micro.suite import Point
+from arena.micro.benchmarks import Point
 from arena.paths import RESULTS
 
 # Most runs end within a second: a short first pause notices that sooner, then the poll settles

@@ -7,8 +7,8 @@ from collections.abc import Callable
 
 from arena.impls.catalog import Manifest
 from arena.micro import program
+from arena.micro.benchmarks import Limits, Point
 from arena.micro.result import SpawnSearch
-from arena.micro.suite import Limits, Point
 
 FIRST_MAX_PROCS = 1000
 LAST_MAX_PROCS = 1000 * 2**16  # about 65M: beyond what any budget here holds

@@ -18,8 +18,8 @@ from arena.measured.export import counted_values
 from arena.measured.flags import Flag
 from arena.measured.measurement import Measurement, Outcome
 from arena.measured.stats import summarize
+from arena.micro.benchmarks import MAX, Bench
 from arena.micro.result import ProgramRun, SpawnSearch
-from arena.micro.suite import MAX, Bench
 from arena.report import pivot
 from arena.report.tables import Cell, Column, Report, Row, Section, Table, digits, legend
 
