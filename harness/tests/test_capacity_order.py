@@ -62,7 +62,7 @@ def test_a_bound_tells_nothing_below_it_and_keeps_a_lead_above():
     assert ahead.steps[0].sign == SEPARATED  # at least 50,000 is more than 20,000 whatever lies beyond
     under = order.of(bounded | cells(bun=[60000.0, 61000.0]))
     assert (under.steps[0].upper, under.steps[0].sign) == ("bun", UNTOLD)  # rust's edge could be above
-    assert not under.steps[0].open and "rust sustained at least 51,000" in under.steps[0].why
+    assert not under.steps[0].open and "rust is at least 50,500" in under.steps[0].why
 
 
 def test_one_start_is_untold_and_open():

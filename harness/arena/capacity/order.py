@@ -22,9 +22,9 @@ SEPARATED, CLOSE, UNTOLD = ">", "≈", "?"
 
 @dataclass(frozen=True)
 class Standing:
-    """One cell in its workload's order: the edges of its starts that found one, and the most a
-    start sustained where one ended short of its edge (the engine, max_rate): then the cell is
-    only that bound, as its table row is."""
+    """One cell in its workload's order: the edges of its starts that found one, and what the starts
+    that ended short of their edge (the engine, max_rate) sustained: then the cell is only a bound,
+    as its table row is."""
 
     impl: str
     edges: list[float]  # of the starts that found their edge
@@ -33,8 +33,9 @@ class Standing:
 
     @property
     def bound(self) -> float | None:
-        """The most a start sustained, where one ended short of its edge: all the cell claims."""
-        return max(self.edges + self.bounds) if self.bounds else None
+        """Where a start ended short of its edge, the median of what its starts sustained, which the
+        cell's own is at least (the table's "≥"): all the cell claims."""
+        return statistics.median(self.samples) if self.bounds else None
 
     @property
     def samples(self) -> list[float]:
@@ -168,7 +169,7 @@ def _step(upper: Standing, lower: Standing) -> Step:
     keeps a lead it has, as an engine-bound number does in `arena compare`."""
     made = {"upper": upper.impl, "lower": lower.impl, "ratio": upper.value / lower.value}
     if lower.bound is not None:
-        why = f"{lower.impl} sustained at least {lower.bound:,.0f}, its edge beyond what a start told"
+        why = f"{lower.impl} is at least {lower.bound:,.0f}, its edge beyond what a start told"
         return Step(**made, sign=UNTOLD, low=None, high=None, open=False, why=why)
     few = [s.impl for s in (upper, lower) if len(s.samples) < 2]
     if few:
@@ -179,7 +180,7 @@ def _step(upper: Standing, lower: Standing) -> Step:
     if verdict is Verdict.FASTER:
         return Step(**made, sign=SEPARATED, open=False)
     if upper.bound is not None:
-        why = f"{upper.impl} sustained at least {upper.bound:,.0f}, its edge beyond what a start told"
+        why = f"{upper.impl} is at least {upper.bound:,.0f}, its edge beyond what a start told"
         return Step(**made, sign=UNTOLD, open=False, why=why)
     # Within the smallest change either way, more starts would only confirm that they are level.
     level = low >= 1 / (1 + THRESHOLD) and high <= 1 + THRESHOLD
