@@ -36,7 +36,7 @@ MIN_ENGINE_BUSY = 0.2  # an engine less busy than this over a probe says too lit
 ENDINGS = (
     "search: how each start's search ended — found (bracketed within 3%), engine-bound (the load engine saturated "
     "first: the server sustains at least the rate shown), at max_rate, below min_rate, unfinished (out of probes); "
-    "a row with any start that did not find its edge shows '≥' the most any start sustained"
+    "a row with any start that did not find its edge shows '≥' the median of what its starts sustained"
 )
 EDGE = (
     "edge: the highest arrival rate a start sustained at steady state with its p99 within the objective, "
