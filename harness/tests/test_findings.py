@@ -16,7 +16,6 @@ from scipy import stats as scipy_stats
 
 from arena import lifecycle
 from arena.capacity.workloads import all_workloads
-from arena.cli import findings_suite
 from arena.cli import main as cli
 from arena.cli.measuring import kinds
 from arena.console import Console
@@ -29,6 +28,7 @@ from arena.findings.rules import Case, Missing
 from arena.findings.section import section
 from arena.findings.values import Cell, Index, Value, lost_to_engine, paired, separated, value_of
 from arena.findings.verdict import Evidence, Said, Tally, Verdict, combined, corrected
+from arena.jobs import findings_suite
 from arena.measured import store as store_module
 from arena.measured.measurement import Measurement, Outcome
 from arena.measured.stats import Ratio, log_interval, summarize, t95

@@ -14,6 +14,7 @@ PACKAGE = Path(arena.__file__).parent
 LAYERS = {
     "the entry point": {"__main__"},
     "command line": {"cli"},
+    "jobs of many steps": {"jobs"},  # the findings suite's runs, `arena test`, `arena bench-engine`
     "dashboard": {"dashboard"},  # `arena serve`, which the command line starts
     "lifecycle": {"lifecycle"},
     "kinds built on kinds": {"soak"},

@@ -3,8 +3,8 @@ keeps what each build said for its implementation's turn."""
 
 import pytest
 
-from arena.cli.testsuite import Lane, Part, time_lines, timed
 from arena.impls import catalog
+from arena.jobs.self_test import Lane, Part, time_lines, timed
 
 
 def test_a_part_is_timed_even_when_it_fails():

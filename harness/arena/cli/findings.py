@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 
 from arena import lifecycle
-from arena.cli import findings_suite
 from arena.cli.measuring import kinds
 from arena.console import Console
 from arena.context import Context
@@ -17,6 +16,7 @@ from arena.findings import catalog as findings_catalog
 from arena.findings import section as findings_section
 from arena.findings.catalog import STUDIES
 from arena.findings.verdict import ALPHA, Verdict
+from arena.jobs import findings_suite
 from arena.kind import repetitions
 from arena.measured.store import Store
 from arena.report.render import terminal
@@ -141,5 +141,31 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     s.add_argument("run", nargs="*", default=[], help="runs to read (default: the newest of each kind)")
     s.add_argument("--study", nargs="*", choices=STUDIES, default=[], help="only these studies' findings")
     s.add_argument("--verdict", nargs="*", choices=[str(v) for v in Verdict], default=[], help="only these verdicts")
-    findings_suite.add_options(s)
+    _suite_options(s)
     s.set_defaults(func=cmd_findings)
+
+
+def _suite_options(parser: argparse.ArgumentParser) -> None:
+    measuring = parser.add_mutually_exclusive_group()
+    measuring.add_argument(
+        "--measure", action="store_true", help="measure the points the testable findings need, then print the verdicts"
+    )
+    measuring.add_argument("--plan", action="store_true", help="print those points and their time, measure nothing")
+    measuring.add_argument(
+        "--changes", action="store_true", help="the verdicts that differ between the suite's last two measurements"
+    )
+    measuring.add_argument(
+        "--calibrate",
+        action="store_true",
+        help="how often the verdict rules are wrong: the runs read replayed on A/A data and with planted effects",
+    )
+    parser.add_argument(
+        "--draws", type=int, default=400, help="with --calibrate: draws a finding is replayed (default 400)"
+    )
+    parser.add_argument("--resume", action="store_true", help="with --measure: continue where it stopped")
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=3,
+        help="with --measure or --plan: repetitions of a point whose tests do not say (default 3)",
+    )

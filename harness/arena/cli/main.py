@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import signal
 
-from arena.cli import benchmark, compare, findings, impls, measuring, stored, testsuite
+from arena.cli import benchmark, compare, findings, impls, measuring, selftest, stored
 from arena.console import Console
 from arena.errors import ArenaError
 
@@ -25,7 +25,7 @@ def parser() -> argparse.ArgumentParser:
     compare.add_parsers(sub)
     stored.add_parsers(sub)
     benchmark.add_parsers(sub)
-    testsuite.add_parsers(sub)
+    selftest.add_parsers(sub)
     return p
 
 

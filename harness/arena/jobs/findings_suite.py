@@ -7,7 +7,6 @@ findings run yet."""
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import functools
 import tomllib
@@ -380,32 +379,6 @@ def _runs_of(item: Item, store: Store | None = None) -> list[Run]:
     finally:
         if store is None:
             opened.close()
-
-
-def add_options(parser: argparse.ArgumentParser) -> None:
-    measuring = parser.add_mutually_exclusive_group()
-    measuring.add_argument(
-        "--measure", action="store_true", help="measure the points the testable findings need, then print the verdicts"
-    )
-    measuring.add_argument("--plan", action="store_true", help="print those points and their time, measure nothing")
-    measuring.add_argument(
-        "--changes", action="store_true", help="the verdicts that differ between the suite's last two measurements"
-    )
-    measuring.add_argument(
-        "--calibrate",
-        action="store_true",
-        help="how often the verdict rules are wrong: the runs read replayed on A/A data and with planted effects",
-    )
-    parser.add_argument(
-        "--draws", type=int, default=400, help="with --calibrate: draws a finding is replayed (default 400)"
-    )
-    parser.add_argument("--resume", action="store_true", help="with --measure: continue where it stopped")
-    parser.add_argument(
-        "--repeat",
-        type=int,
-        default=3,
-        help="with --measure or --plan: repetitions of a point whose tests do not say (default 3)",
-    )
 
 
 def machine() -> int:

@@ -9,7 +9,6 @@ and the exit status is non-zero on any failure.
 
 from __future__ import annotations
 
-import argparse
 import os
 import re
 import subprocess
@@ -335,13 +334,3 @@ def run(names: list[str], engine: Loadgen, console: Console) -> int:
     counts = {state: sum(s.outcome == state for s in steps) for state in ("passed", "failed", "skipped")}
     console.line(f"{counts['passed']} passed, {counts['failed']} failed, {counts['skipped']} skipped")
     return 1 if counts["failed"] else 0
-
-
-def cmd_test(args: argparse.Namespace, console: Console) -> int:
-    return run(args.impl, Loadgen(), console)
-
-
-def add_parsers(sub: argparse._SubParsersAction) -> None:
-    s = sub.add_parser("test", help="unit tests, each implementation's own tests, conformance")
-    s.add_argument("impl", nargs="*")
-    s.set_defaults(func=cmd_test)
