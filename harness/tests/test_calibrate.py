@@ -33,7 +33,7 @@ def identical(tmp_path_factory) -> list:
     folder = tmp_path_factory.mktemp("impls")
     rows = [impls.parse(write_micro(folder, name, env='FAKE_TIMED = "1"')) for name in SAME]
     spawn = benchmarks.load(["spawn"])[0]
-    points = [benchmarks.Point(spawn, "idiomatic", {"procs": n}, "cold") for n in PROCS]
+    points = [benchmarks.BenchPoint(spawn, "idiomatic", {"procs": n}, "cold") for n in PROCS]
     measurer = measure.Measurer(benchmarks.limits("quick"), [], Console())
     return [
         measurer(Task("micro", row, point, 2, rep, 1.0), print) for rep in range(3) for point in points for row in rows

@@ -21,8 +21,8 @@ from arena.capacity.search import AT_MAX, BELOW_MIN, ENGINE_BOUND, FOUND, UNFINI
 from arena.capacity.workloads import (
     Held,
     Objective,
-    Point,
     Workload,
+    WorkloadPoint,
     all_workloads,
     chosen,
     objective_of,
@@ -158,7 +158,7 @@ def test_held_connections_are_searched_to_where_polls_outlast_the_wait_plus_the_
     # lies above 50. The p99 is what must stay within, and the server's own HTTP and scheduling add
     # to it, so the edge is found below 100; never above.
     manifest = catalog.parse(write_impl(tmp_path, "polls", ("server.py", AT_MOST_50_POLLS), ONE_THREAD))
-    task = Task("capacity", manifest, Point(POLLS, POLLS.objective), 1, 0, 1.0)
+    task = Task("capacity", manifest, WorkloadPoint(POLLS, POLLS.objective), 1, 0, 1.0)
     m = measured(loadgen.Loadgen(), task, {"polls": None})
     assert m.measured, m.reason
     found: CapacitySearch = m.payload
@@ -172,7 +172,7 @@ def test_held_connections_are_searched_to_where_polls_outlast_the_wait_plus_the_
 
 @needs_engine
 def test_a_server_of_known_capacity_is_found_within_five_percent_and_draws_its_hockey_stick(tmp_path):
-    task = Task("capacity", one_at_a_time(tmp_path), Point(WORK, WORK.objective), 1, 0, 1.0)
+    task = Task("capacity", one_at_a_time(tmp_path), WorkloadPoint(WORK, WORK.objective), 1, 0, 1.0)
     m = measured(loadgen.Loadgen(), task, {"work": None})
     assert m.measured, m.reason
     found: CapacitySearch = m.payload
@@ -271,7 +271,7 @@ class SaturatingEngine:
 
 
 def test_an_engine_that_saturates_first_gives_at_least_x_engine_bound_never_the_servers_number(fake):
-    point = Point(WORK, WORK.objective)
+    point = WorkloadPoint(WORK, WORK.objective)
     task = Task("capacity", fake, point, 1, 0, 1.0)
     m = measured(SaturatingEngine(limit=2500), task, {"work": None})
     assert m.measured, m.reason
@@ -287,7 +287,7 @@ def test_an_engine_that_saturates_first_gives_at_least_x_engine_bound_never_the_
 def test_one_start_serves_a_repetitions_workloads_each_warmed_under_its_own_load(fake):
     engine = SaturatingEngine(limit=2500)
     root = dataclasses.replace(WORK, id="root", steps=[{"name": "root", "method": "GET", "path": "/", "expect": [200]}])
-    points = [Point(WORK, WORK.objective), Point(root, root.objective)]
+    points = [WorkloadPoint(WORK, WORK.objective), WorkloadPoint(root, root.objective)]
     jit = dataclasses.replace(fake, warm_s=3.0)
     tasks = [Task("capacity", jit, point, 1, rep, 1.0) for rep in (0, 1) for point in points]
     edges, servers, found = Cells([], search_parameters().starts), [], []
@@ -308,7 +308,7 @@ def test_one_start_serves_a_repetitions_workloads_each_warmed_under_its_own_load
 
 def test_a_start_that_died_between_workloads_is_replaced_by_a_fresh_one(fake):
     engine = SaturatingEngine(limit=2500)
-    task = Task("capacity", fake, Point(WORK, WORK.objective), 1, 0, 1.0)
+    task = Task("capacity", fake, WorkloadPoint(WORK, WORK.objective), 1, 0, 1.0)
     with contextlib.closing(Starts(start_settings([task.point]))) as starts:
         first, _, _ = starts.server(task, [0], lambda _: None)
         first.stop()  # died between two workloads
@@ -370,7 +370,7 @@ def test_every_workload_of_the_spec_is_read_with_its_objective():
     assert workloads["longpoll"].held == Held(500) and workloads["longpoll"].settings == {"ARENA_LONGPOLL_MS": "500"}
     assert workloads["bcrypt"].settings == {"ARENA_BCRYPT_COST": "4"} and workloads["bcrypt"].setup
     assert workloads["database"].database and workloads["database"].data == {"kind": "records"}
-    assert json.loads(Point(workloads["plaintext"], workloads["plaintext"].objective).key) == {"p99_ms": 10}
+    assert json.loads(WorkloadPoint(workloads["plaintext"], workloads["plaintext"].objective).key) == {"p99_ms": 10}
 
 
 @pytest.mark.parametrize(
@@ -453,7 +453,7 @@ def test_only_an_edge_that_was_found_hints_a_later_start(fake):
         for rep, (edge, ended) in enumerate([(1000.0, FOUND), (15000.0, ENGINE_BOUND)])
     )
     fake = dataclasses.replace(fake, name="go")
-    later = Task("capacity", fake, Point(all_workloads()["plaintext"], Objective(10)), 1, 2, 1)
+    later = Task("capacity", fake, WorkloadPoint(all_workloads()["plaintext"], Objective(10)), 1, 2, 1)
     rule = search_parameters().starts
     assert Cells([found, bound], rule).hint(later) == 1000.0
     assert Cells([bound], rule).hint(later) is None

@@ -12,7 +12,7 @@ from arena.capacity.order import CLOSE, SEPARATED, UNTOLD
 from arena.capacity.precision import another_start
 from arena.capacity.result import CapacitySearch
 from arena.capacity.search import ENGINE_BOUND, FOUND
-from arena.capacity.workloads import Objective, Point, StartRule, all_workloads
+from arena.capacity.workloads import Objective, StartRule, WorkloadPoint, all_workloads
 from arena.kind import Task
 from arena.measured import export
 from arena.measured.measurement import Measurement, Outcome
@@ -96,7 +96,7 @@ def test_cells_judge_a_task_by_the_cells_of_its_own_workload_and_budget():
     known = Cells(stored + elsewhere, RULE)
 
     json_workload = all_workloads()["json"]
-    point = Point(json_workload, Objective(p99_ms=10))
+    point = WorkloadPoint(json_workload, Objective(p99_ms=10))
 
     def task(impl: str, cpus: int = 1) -> Task:
         return Task("capacity", SimpleNamespace(name=impl), point, cpus, 2, 1.0)

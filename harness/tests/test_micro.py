@@ -92,14 +92,14 @@ def test_every_micro_manifest_in_the_repository_parses():
 def test_a_correct_run_passes_its_checks(tmp_path):
     manifest = row(tmp_path)
     ring = benchmarks.load(["ring"])[0]
-    point = benchmarks.Point(ring, "copy", {"procs": 10, "size": 100, "rounds": 3})
+    point = benchmarks.BenchPoint(ring, "copy", {"procs": 10, "size": 100, "rounds": 3})
     outcome = run_once(manifest, point.arguments(1))
     assert outcome.ok, outcome.failure
     assert program.problems(outcome.document, point, "shared", 1, 1) == []
     assert outcome.document["warmup"]["iterations"] == 5
     assert outcome.cpu_s is not None and outcome.peak_rss_kb > 0
     # The same document is wrong for another run: the harness compares, it does not trust.
-    other = benchmarks.Point(ring, "copy", {**point.params, "rounds": 4})
+    other = benchmarks.BenchPoint(ring, "copy", {**point.params, "rounds": 4})
     assert program.problems(outcome.document, other, "shared", 1, 1)
     assert program.problems(outcome.document, point, "shared", 2, 1) == ["cpus is 1, expected 2"]
     assert program.problems(outcome.document, point, "shared", 1, 0) == [
@@ -124,7 +124,7 @@ def test_the_warmup_rule_is_the_specs(series, steady):
 
 def test_a_program_that_calls_itself_steady_when_it_is_not_fails(tmp_path):
     manifest = row(tmp_path, env='FAKE_UNSTEADY = "1"')
-    pingpong = benchmarks.Point(benchmarks.load(["pingpong"])[0], "idiomatic", {"size": 100, "rounds": 10})
+    pingpong = benchmarks.BenchPoint(benchmarks.load(["pingpong"])[0], "idiomatic", {"size": 100, "rounds": 10})
     _, failure = program.run_point(manifest, 1, pingpong, 20, 100_000, 1)
     assert "warmup.steady is True, but the rule applied to its series says False" in failure
 
@@ -132,7 +132,7 @@ def test_a_program_that_calls_itself_steady_when_it_is_not_fails(tmp_path):
 def test_lost_messages_fail_the_check(tmp_path):
     manifest = row(tmp_path, env='FAKE_MISCOUNT = "-1"')
     outcome = run_once(manifest, ["pingpong", "--rounds", "100"])
-    pingpong = benchmarks.Point(benchmarks.load(["pingpong"])[0], "idiomatic", {"size": 5000, "rounds": 100})
+    pingpong = benchmarks.BenchPoint(benchmarks.load(["pingpong"])[0], "idiomatic", {"size": 5000, "rounds": 100})
     assert program.problems(outcome.document, pingpong, "shared", 1, 10) == ["check.round_trips is 99, expected 100"]
 
 
@@ -174,7 +174,7 @@ def test_spawn_search_stops_at_the_memory_budget(tmp_path):
 def test_a_failure_stops_the_larger_points_also_after_a_resume(tmp_path):
     manifest = row(tmp_path, env='FAKE_FAIL_ABOVE = "5000"')
     ring = benchmarks.load(["ring"])[0]
-    points = [benchmarks.Point(ring, "idiomatic", {"procs": n, "size": 100, "rounds": 10}) for n in (1000, 10000)]
+    points = [benchmarks.BenchPoint(ring, "idiomatic", {"procs": n, "size": 100, "rounds": 10}) for n in (1000, 10000)]
     tasks = [Task("micro", manifest, p, 1, rep, 1.0) for rep in range(2) for p in points]
     limits = benchmarks.limits("quick")
     first = [measure.Measurer(limits, [], Console())(t, print) for t in tasks[:2]]
@@ -202,7 +202,7 @@ def test_a_cold_start_measures_at_once_in_a_row_beside_the_warm_one(tmp_path):
     ring = benchmarks.load(["ring"])[0]
     params = {"procs": 100, "size": 100, "rounds": 10}
     tasks = [
-        Task("micro", manifest, benchmarks.Point(ring, "idiomatic", params, start), 1, 0, 1.0)
+        Task("micro", manifest, benchmarks.BenchPoint(ring, "idiomatic", params, start), 1, 0, 1.0)
         for start in ("cold", "warm")
     ]
     measurer = measure.Measurer(benchmarks.limits("quick"), [], Console())

@@ -17,7 +17,7 @@ from arena.measured.export import counted_values
 from arena.measured.measurement import Outcome
 from arena.rest import measure
 from arena.rest.result import RestResult, counted
-from arena.rest.scenarios import Point, Scenario
+from arena.rest.scenarios import Scenario, ScenarioPoint
 from conftest import needs_engine, write_manifest
 
 
@@ -29,7 +29,7 @@ def fixed_point(
     path: str = "/work",
     count_unsteady: bool = False,
     own_start: bool = False,
-) -> Point:
+) -> ScenarioPoint:
     scenario = Scenario(
         id="fake-work",
         seed="test",
@@ -48,7 +48,7 @@ def fixed_point(
             }
         },
     )
-    return Point(scenario, "quick", 0, {"requests": requests})
+    return ScenarioPoint(scenario, "quick", 0, {"requests": requests})
 
 
 def task(
@@ -262,9 +262,9 @@ def test_a_point_that_asks_for_its_own_start_shares_none(fake, own_start):
 
 
 def test_points_of_one_start_get_every_setting_unless_their_values_differ():
-    def point(name: str, settings: dict) -> Point:
+    def point(name: str, settings: dict) -> ScenarioPoint:
         scenario = Scenario(name, "t", "t", "t", "t", [], {"quick": {"model": {}, "settings": settings}})
-        return Point(scenario, "quick", 0, {})
+        return ScenarioPoint(scenario, "quick", 0, {})
 
     a, b, c = point("a", {"X": "1"}), point("b", {"Y": "2", "Z": "1"}), point("c", {"Y": "3"})
     settings = start_settings([a, b, c])

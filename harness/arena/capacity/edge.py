@@ -11,7 +11,7 @@ from arena.capacity.probe import Prober, Runner
 from arena.capacity.result import CapacitySearch
 from arena.capacity.saturation import saturate
 from arena.capacity.search import FOUND, Limits, find_edge
-from arena.capacity.workloads import Point, search_parameters, unit_of
+from arena.capacity.workloads import WorkloadPoint, search_parameters, unit_of
 from arena.kind import Task
 
 
@@ -21,7 +21,7 @@ def search(
     """The search for the edge on a warmed start, from just below what it answered saturated, or
     from `hint`, the median edge of the starts before it, when that is lower; on the first start,
     probes below the edge after it. The search's limits go into `parameters`."""
-    point: Point = task.point
+    point: WorkloadPoint = task.point
     workload, searching = point.workload, search_parameters()
     prober, unit = Prober(runner, point.objective, searching), unit_of(workload.held)
     saturated = None

@@ -13,7 +13,7 @@ from arena.capacity.cells import Cells
 from arena.capacity.data import data_file
 from arena.capacity.plan import CapacityPlan, add_arguments, estimate, planned
 from arena.capacity.result import ClientSweep
-from arena.capacity.workloads import Point, all_workloads, chosen, objective_of, search_parameters
+from arena.capacity.workloads import WorkloadPoint, all_workloads, chosen, objective_of, search_parameters
 from arena.context import Context
 from arena.frame import servers
 from arena.frame.starts import Starts, start_settings
@@ -52,9 +52,9 @@ class CapacityKind(Kind):
         prepared = servers.prepared(plan, context, [engine])
         with prepared.closing_on_error():
             data = {w.id: data_file(w, prepared.db) for w in workloads}
-        points = [Point(w, objective_of(w, plan.slo)) for w in workloads]
+        points = [WorkloadPoint(w, objective_of(w, plan.slo)) for w in workloads]
         if plan.scaling:
-            points += [Point(w, w.objective, sweep.CLIENTS) for w in workloads]
+            points += [WorkloadPoint(w, w.objective, sweep.CLIENTS) for w in workloads]
         # One start a repetition serves every workload in turn, in the order of spec/capacity.toml
         # (frame/starts.py; spec/capacity.md, "One start, every workload").
         rule = dataclasses.replace(search_parameters().starts, most=plan.repeat)

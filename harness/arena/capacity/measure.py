@@ -14,7 +14,7 @@ from arena.capacity.data import set_up
 from arena.capacity.probe import Runner
 from arena.capacity.result import CapacitySearch, ClientSweep
 from arena.capacity.search import ENGINE_BOUND
-from arena.capacity.workloads import Point, search_parameters
+from arena.capacity.workloads import WorkloadPoint, search_parameters
 from arena.engines.interface import LoadEngine
 from arena.frame.attempt import FAILURES, Attempt
 from arena.frame.starts import Starts
@@ -36,7 +36,7 @@ def measure(
 ) -> Measurement:
     """One search (or sweep) on the start of the task's repetition, its database (where its
     workload has one) sampled beside the server as in `arena run`; the cells learn what it found."""
-    point: Point = task.point
+    point: WorkloadPoint = task.point
     workload = point.workload
     attempt = Attempt(task)
     attempt.parameters["settings"] = workload.settings

@@ -8,7 +8,7 @@ import argparse
 from dataclasses import dataclass, field
 
 from arena import options
-from arena.capacity.workloads import Point, chosen, parse_slo, search_parameters
+from arena.capacity.workloads import WorkloadPoint, chosen, parse_slo, search_parameters
 from arena.host import cores
 from arena.impls import catalog
 from arena.kind import CAPACITY as KIND
@@ -52,7 +52,7 @@ FIRST_PROBES, HINTED_PROBES = 8, 7  # the medians of run 20261128-004214 (spec/c
 LIKELY_MORE = 0.5
 
 
-def estimate(manifest: catalog.Manifest, point: Point, repetition: int, first: bool, least: int) -> float:
+def estimate(manifest: catalog.Manifest, point: WorkloadPoint, repetition: int, first: bool, least: int) -> float:
     """Seconds a measurement takes, for the ETA: its start's when it is the first on it, else its
     saturation, each with a JIT's warm_s; and a first search, a hinted one or a sweep; a start
     beyond the least a cell takes, by how likely it is needed."""

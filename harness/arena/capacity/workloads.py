@@ -116,7 +116,7 @@ class Workload:
 
 
 @dataclass(frozen=True)
-class Point:
+class WorkloadPoint:
     """A workload under an objective, whose edge one capacity measurement searches; or, with
     `clients`, the levels of concurrency one measurement sweeps."""
 

@@ -1,5 +1,5 @@
 """`arena findings`: a verdict on every finding of the seed studies from the newest runs (or those
-named), and the findings suite that measures what they need (cli/findings_suite.py), each of its
+named), and the findings suite that measures what they need (jobs/findings_suite.py), each of its
 runs a plan of its kind on one context."""
 
 from __future__ import annotations

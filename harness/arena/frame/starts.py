@@ -30,7 +30,7 @@ from arena.host.process import Server, free_port, running
 from arena.kind import Task
 
 
-class Point(Protocol):
+class StartPoint(Protocol):
     """What a start needs of a kind's point: its identity and the server settings it wants."""
 
     @property
@@ -46,7 +46,7 @@ class Point(Protocol):
     def own_start(self) -> bool: ...  # measured on a start that served no other point
 
 
-def start_settings(points: list[Point]) -> dict[tuple[str, str], dict[str, str]]:
+def start_settings(points: list[StartPoint]) -> dict[tuple[str, str], dict[str, str]]:
     """Each point's server settings for a shared start: every setting of every point, since each
     changes only its own endpoint (the hello delays, the long-poll wait, the bcrypt cost); where
     points want different values of one setting, each keeps its own, and they need separate starts."""

@@ -52,7 +52,7 @@ class Bench:
 
 
 @dataclass(frozen=True)
-class Point:
+class BenchPoint:
     bench: Bench
     mode: str
     params: dict  # e.g. {"size": 5000, "rounds": 10000}; spawn's search has {"procs": "max"}
@@ -166,7 +166,7 @@ def limits(suite: str) -> Limits:
         raise SuiteError(f"{SUITE_FILE}: [limits.{suite}]: missing or bad field {err}") from None
 
 
-def points(bench: Bench, suite: str, chosen: list[int] | None = None) -> list[Point]:
+def points(bench: Bench, suite: str, chosen: list[int] | None = None) -> list[BenchPoint]:
     """Every combination of the profile's sweeps, smallest first, and spawn's search last; or those
     `chosen` by number (1 the first: `arena micro --point`)."""
     profile = bench.profiles.get(suite)
@@ -174,13 +174,13 @@ def points(bench: Bench, suite: str, chosen: list[int] | None = None) -> list[Po
         return []  # only some benches have a findings profile
     names = [name for name in PARAMS[bench.id] if name in profile]
     made = [
-        Point(bench, mode, dict(zip(names, values, strict=True)), start)
+        BenchPoint(bench, mode, dict(zip(names, values, strict=True)), start)
         for mode in profile["modes"]
         for values in itertools.product(*(profile[name] for name in names))
         for start in profile.get("starts", [""])
     ]
     if profile.get("max"):
-        made.append(Point(bench, "idiomatic", {"procs": MAX}))
+        made.append(BenchPoint(bench, "idiomatic", {"procs": MAX}))
     return numbered(made, chosen, f"{bench.id} [{suite}]", SuiteError)
 
 

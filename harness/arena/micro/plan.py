@@ -14,7 +14,7 @@ from arena.impls.catalog import Manifest
 from arena.kind import FINDINGS, Plan, Task, repetitions
 from arena.kind import MICRO as KIND
 from arena.micro import benchmarks
-from arena.micro.benchmarks import Bench, Point
+from arena.micro.benchmarks import Bench, BenchPoint
 
 START_S = 1.5  # starting and stopping a program, for the ETA
 SEARCH_S = 30.0  # a spawn search, for the ETA
@@ -54,7 +54,7 @@ def plan_tasks(rows: list[Manifest], benches: list[Bench], plan: MicroPlan) -> t
     return tasks, list(dict.fromkeys(skipped))
 
 
-def _estimate(point: Point) -> float:
+def _estimate(point: BenchPoint) -> float:
     return SEARCH_S if point.is_max else float(point.params.get("seconds", 0)) + START_S
 
 

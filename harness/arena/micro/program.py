@@ -30,7 +30,7 @@ import psutil
 from arena.host import cores
 from arena.host.process import cpu_list, stop_tree, tree_of
 from arena.impls.catalog import Manifest
-from arena.micro.benchmarks import Point
+from arena.micro.benchmarks import BenchPoint
 from arena.paths import RESULTS
 
 # Most runs end within a second: a short first pause notices that sooner, then the poll settles
@@ -100,7 +100,7 @@ def warmup_problems(warmup: object, warmup_s: float) -> list[str]:
     return found
 
 
-def problems(document: dict, point: Point, payload: str, cpus: int, warmup_s: float) -> list[str]:
+def problems(document: dict, point: BenchPoint, payload: str, cpus: int, warmup_s: float) -> list[str]:
     """How a program's document departs from spec/micro.md for the run asked for."""
     bench, mode, params = point.bench.id, point.mode, point.params
     found = []
@@ -210,7 +210,7 @@ def run(
 
 
 def run_point(
-    manifest: Manifest, cpus: int, point: Point, seconds: float, memory_kb: int, warmup_s: float
+    manifest: Manifest, cpus: int, point: BenchPoint, seconds: float, memory_kb: int, warmup_s: float
 ) -> tuple[Outcome, str]:
     """Runs one point on the budget's cores, warming up for at most `warmup_s`, and checks its
     document: (outcome, what went wrong or "")."""

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from arena.impls.catalog import Manifest
 from arena.micro import program
-from arena.micro.benchmarks import Limits, Point
+from arena.micro.benchmarks import BenchPoint, Limits
 from arena.micro.result import SpawnSearch
 
 FIRST_MAX_PROCS = 1000
@@ -16,14 +16,14 @@ DESCRIPTION = f"doubling from {FIRST_MAX_PROCS}"
 
 
 def search_max(
-    manifest: Manifest, cpus: int, point: Point, limits: Limits, say: Callable[[str], None] = lambda _: None
+    manifest: Manifest, cpus: int, point: BenchPoint, limits: Limits, say: Callable[[str], None] = lambda _: None
 ) -> tuple[SpawnSearch, str]:
     """The search's result, and the runtime the program reported (empty when no step ran)."""
     budget_mb = limits.max_budget_mb()
     steps: list[dict] = []
     procs, reached, stopped, runtime = FIRST_MAX_PROCS, 0, "", ""
     while not stopped:
-        step_point = Point(point.bench, point.mode, {"procs": procs})
+        step_point = BenchPoint(point.bench, point.mode, {"procs": procs})
         # No warm-up: the search asks how many processes fit, not how fast they start.
         outcome, failure = program.run_point(manifest, cpus, step_point, limits.seconds, budget_mb * 1024, 0)
         step = {"procs": procs, "wall_s": round(outcome.wall_s, 3), "peak_rss_kb": outcome.peak_rss_kb}

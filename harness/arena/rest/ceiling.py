@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 
 from arena.checks.client import Client
-from arena.rest.scenarios import Point
+from arena.rest.scenarios import ScenarioPoint
 
 
 @dataclass(frozen=True)
@@ -49,20 +49,20 @@ def cycles_rps(model: dict, steps: int, wait_s: float) -> float:
     return model["users"] * steps / cycle_s if cycle_s else float("inf")
 
 
-def hello_delays_rps(point: Point) -> float:
+def hello_delays_rps(point: ScenarioPoint) -> float:
     """C workers, every K-th request waits D s: C·K/D requests a second."""
     settings = point.settings()
     delay_s = int(settings["ARENA_HELLO_DELAY_MS"]) / 1000
     return point.model()["concurrency"] * int(settings["ARENA_HELLO_DELAY_EVERY"]) / delay_s
 
 
-def kind_of(point: Point) -> str:
+def kind_of(point: ScenarioPoint) -> str:
     if point.scenario.ceiling:
         return point.scenario.ceiling
     return {"open": "offered", "closed": "think"}.get(point.model()["kind"], "")
 
 
-def ceiling(point: Point, result: dict, cpus: int, hash_s: float | None) -> Ceiling | None:
+def ceiling(point: ScenarioPoint, result: dict, cpus: int, hash_s: float | None) -> Ceiling | None:
     """The ceiling of a point, from the engine's result document (its model as run, its counts)."""
     model = result["scenario"]["model"]
     steps = len(point.scenario.steps)

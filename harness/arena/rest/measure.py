@@ -20,14 +20,14 @@ from arena.measured.flags import Flag
 from arena.measured.measurement import Measurement, Outcome
 from arena.rest import ceiling, warmup
 from arena.rest.result import RestResult, metrics_of
-from arena.rest.scenarios import Point
+from arena.rest.scenarios import ScenarioPoint
 
 UNPLANNED_S = 30  # a model whose length only the run can tell (a fixed count of requests)
 SLACK_S = 120
 ERROR_LIMIT = 0.01
 
 
-def run_length(point: Point) -> float:
+def run_length(point: ScenarioPoint) -> float:
     return point.planned_s if point.planned_s is not None else UNPLANNED_S
 
 

@@ -5,10 +5,10 @@ still measured only once it is steady under its own load (rest/warmup.py)."""
 from __future__ import annotations
 
 from arena.rest import ceiling
-from arena.rest.scenarios import Point
+from arena.rest.scenarios import ScenarioPoint
 
 
-def nominal_rps(point: Point, cpus: int) -> float:
+def nominal_rps(point: ScenarioPoint, cpus: int) -> float:
     """The requests a second the point's load asks for at most, to order a start's points: an open
     model's arrivals, a closed model's users' cycles, the blog's delayed workers (rest/ceiling.py);
     a fixed count with nothing to wait for, as fast as the server goes."""

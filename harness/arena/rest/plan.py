@@ -23,7 +23,7 @@ MAX_WORKERS = 64
 START_S = 3  # starting and stopping a server, for the ETA (once per repetition: frame/starts.py)
 
 
-def estimate(point: scenarios.Point, cpus: int, first: bool) -> float:
+def estimate(point: scenarios.ScenarioPoint, cpus: int, first: bool) -> float:
     """The start (for a repetition's first point), a warm-up that is steady at once, the measured
     run: as the engine plans it, or a fixed count's requests at the most its load allows."""
     rule = point.warmup()

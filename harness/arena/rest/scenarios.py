@@ -31,7 +31,7 @@ WARMUP = {
 }
 
 WARMUP_KEYS = {f.name for f in dataclasses.fields(Rule)}
-COLD = "none"  # a profile's `warmup = "none"`: measured from its first request (Point.warmup)
+COLD = "none"  # a profile's `warmup = "none"`: measured from its first request (ScenarioPoint.warmup)
 OVERRIDES = ("settings", "warmup", "timeout_ms", "db_delay_ms")  # a point's own keys that replace its profile's
 # How long the engine waits for an answer unless the profile says (`timeout_ms`): a request that
 # takes longer fails, so a profile whose requests take minutes (bcrypt at cost 20) says more.
@@ -62,7 +62,7 @@ class Scenario:
 
 
 @dataclass(frozen=True)
-class Point:
+class ScenarioPoint:
     """One measured configuration of one scenario: its parameters, as the report shows them."""
 
     scenario: Scenario
@@ -231,11 +231,11 @@ def load(names: list[str] | None = None) -> list[Scenario]:
     return scenarios
 
 
-def points(scenario: Scenario, suite: str, chosen: list[int] | None = None) -> list[Point]:
+def points(scenario: Scenario, suite: str, chosen: list[int] | None = None) -> list[ScenarioPoint]:
     """The profile's points, or those `chosen` by number (1 the first: `arena run --point`)."""
     if suite == FINDINGS and suite not in scenario.profiles:
         return []  # only the scenarios some finding needs have it
     if suite not in scenario.profiles:
         raise ScenarioError(f"{scenario.id}: no '{suite}' profile (has: {', '.join(scenario.profiles)})")
-    made = [Point(scenario, suite, i, dict(p)) for i, p in enumerate(scenario.profiles[suite]["points"])]
+    made = [ScenarioPoint(scenario, suite, i, dict(p)) for i, p in enumerate(scenario.profiles[suite]["points"])]
     return numbered(made, chosen, f"{scenario.id} [{suite}]", ScenarioError)

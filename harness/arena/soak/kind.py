@@ -17,7 +17,7 @@ from arena.measured.store import Run
 from arena.report.tables import Report
 from arena.soak import measure, tables
 from arena.soak.parameters import load
-from arena.soak.plan import Point, SoakPlan, add_arguments, planned, rate_key
+from arena.soak.plan import SoakPlan, SoakPoint, add_arguments, planned, rate_key
 
 START_S = 10  # a start and its first answer, for the ETA
 
@@ -46,7 +46,7 @@ class SoakKind(Kind):
         prepared = servers.prepared(plan, context, [engine])
         with prepared.closing_on_error():
             data = data_file(workload, prepared.db)
-        point = Point(plan.minutes, plan.share, plan.rate)
+        point = SoakPoint(plan.minutes, plan.share, plan.rate)
         tasks, missing = [], []
         for manifest, cpus in prepared.ready:
             if not plan.rate and rate_key(manifest.name, cpus) not in plan.rates:

@@ -21,7 +21,7 @@ from arena.soak.parameters import load
 
 
 @dataclass(frozen=True)
-class Point:
+class SoakPoint:
     """The soak of an implementation: at a share of its edge, or at a rate given, for so long."""
 
     minutes: float
