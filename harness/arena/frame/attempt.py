@@ -28,12 +28,13 @@ class Attempt:
         self.flags: list[str] = [Flag.SHARED_CORES] if shared else []
         self.versions = {"runtime": runtime_version(task.manifest), "framework": task.manifest.framework}
         self.parameters: dict = {"server_cores": self.server_cores, "engine_cores": self.engine_cores}
+        self.points_before, self.process_age_s = 0, 0.0  # of its start, once `start` gave it one
 
     def start(self, starts: Starts, phase: Callable[[str], None]) -> Server:
         """The server of the task's repetition (frame/starts.py), with what that start served
         before it and its age recorded: what one workload leaves the next is stated."""
-        server, before, age_s = starts.server(self.task, self.server_cores, phase)
-        self.parameters["start"] = {"points_before": before, "process_age_s": round(age_s, 3)}
+        server, self.points_before, self.process_age_s = starts.server(self.task, self.server_cores, phase)
+        self.parameters["start"] = {"points_before": self.points_before, "process_age_s": round(self.process_age_s, 3)}
         return server
 
     def on_database(self, db: Database) -> Database | None:
