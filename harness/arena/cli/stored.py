@@ -20,11 +20,13 @@ from arena.findings import runs as findings_runs
 from arena.findings.judge import judge_all
 from arena.findings.section import exported
 from arena.impls import catalog
+from arena.jobs import results
 from arena.kind import CAPACITY
 from arena.kind import main_metrics as kind_main_metrics
 from arena.kind import noisy as kind_noisy
 from arena.measured import export, importing
 from arena.measured.store import Store
+from arena.paths import ROOT
 
 
 def cmd_report(args: argparse.Namespace, console: Console) -> int:
@@ -75,6 +77,28 @@ def cmd_import(args: argparse.Namespace, console: Console) -> int:
     return 0
 
 
+def cmd_results(args: argparse.Namespace, console: Console) -> int:
+    """docs/results.md and the README's headline from reference/ (jobs/results.py); with --check,
+    only whether they are current."""
+    made = results.made(kinds())
+    files = {
+        results.PAGE: made.page,
+        results.README: results.readme(results.README.read_text(encoding="utf-8"), made.headline),
+    }
+    stale = [path for path, text in files.items() if not path.exists() or path.read_text(encoding="utf-8") != text]
+    shown = ", ".join(str(path.relative_to(ROOT)) for path in stale)
+    if args.check:
+        if stale:
+            console.error(f"{shown}: not what ./arena results makes of reference/; run it")
+            return 1
+        console.line("docs/results.md and the README's headline are what reference/ makes")
+        return 0
+    for path in stale:
+        path.write_text(files[path], encoding="utf-8")
+    console.line(f"{shown or 'nothing'} rewritten, from the reference of {', '.join(results.newest())}")
+    return 0
+
+
 def cmd_serve(args: argparse.Namespace, console: Console) -> int:
     manifests = catalog.rows([], catalog.load, console.warn)
     dashboard.serve(args.port, Servers(manifests, console, args.db_url), kinds(), console.line)
@@ -104,6 +128,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     s = sub.add_parser("import", help="runs exported on other machines (arena export) into this store")
     s.add_argument("file", nargs="+", help="JSON files of arena export (compressed by gzip or not)")
     s.set_defaults(func=cmd_import)
+
+    s = sub.add_parser("results", help="docs/results.md from the runs kept in reference/")
+    s.add_argument("--check", action="store_true", help="write nothing: exit 1 when docs/results.md is not current")
+    s.set_defaults(func=cmd_results)
 
     s = sub.add_parser("serve", help="the dashboard on 127.0.0.1: runs, comparisons, and a console to try servers")
     s.add_argument("--port", type=int, default=8765, help="its port (default 8765)")

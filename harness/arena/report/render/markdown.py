@@ -24,29 +24,30 @@ def report(r: Report) -> str:
     out = [f"# {r.title}", ""]
     for line in r.preamble:
         out += [line, ""]
-    for section in r.sections:
-        out += _section(section)
+    for part in r.sections:
+        out += section(part)
     first, *rest = r.legend or [""]
     out += [first, ""]
     out += [f"- {line}" for line in rest + r.skipped]
     out.append("")
-    for section in r.appendix:
-        out += _section(section)
+    for part in r.appendix:
+        out += section(part)
     return "\n".join(out).rstrip() + "\n"
 
 
-def _section(section: Section) -> list[str]:
-    out = [f"## {section.heading}", ""]
-    if section.skipped:
-        out += [f"Skipped: {section.skipped}.", ""]
-    if section.table is not None and section.folded:
+def section(given: Section, level: int = 2) -> list[str]:
+    """One section: its heading at `level`, its table, the line that answers it, its notes."""
+    out = [f"{'#' * level} {given.heading}", ""]
+    if given.skipped:
+        out += [f"Skipped: {given.skipped}.", ""]
+    if given.table is not None and given.folded:
         # GitHub and most viewers fold a <details> block; the table inside it needs blank lines around.
-        rows = f"{len(section.table.rows)} row(s)"
-        out += [f"<details><summary>{rows}</summary>", "", table(section.table), "", "</details>", ""]
-    elif section.table is not None:
-        out += [table(section.table), ""]
-    if section.answer:
-        out += [*(f"**{line}**  " for line in section.answer), ""]
-    if section.notes:
-        out += [*(f"- {note}" for note in section.notes), ""]
+        rows = f"{len(given.table.rows)} row(s)"
+        out += [f"<details><summary>{rows}</summary>", "", table(given.table), "", "</details>", ""]
+    elif given.table is not None:
+        out += [table(given.table), ""]
+    if given.answer:
+        out += [*(f"**{line}**  " for line in given.answer), ""]
+    if given.notes:
+        out += [*(f"- {note}" for note in given.notes), ""]
     return out
