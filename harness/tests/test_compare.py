@@ -21,7 +21,7 @@ from arena.compare.history import histories
 from arena.compare.model import Side, Verdict, compare, judge, welch
 from arena.errors import UsageError
 from arena.kind import main_metrics
-from arena.measured import importing
+from arena.measured import importing, kept
 from arena.measured.measurement import Measurement, Outcome
 from arena.measured.store import Run, Store
 from arena.micro.result import ProgramRun
@@ -267,3 +267,28 @@ def test_an_export_imported_elsewhere_round_trips_every_measurement(fake_measure
             importing.into(other, tmp_path / "cut.json.gz")
     finally:
         other.close()
+
+
+def test_a_run_compares_with_the_reference_and_says_how_its_machine_differs_first(capsys):
+    """`./arena compare reference RUN`: the runs kept in reference/ of RUN's kind are the other side,
+    read as they are; where and how each was measured differs (the machine's pace) before any point."""
+    kinds()
+    with kept.imported(kept.newest()) as (held, imported):
+        (blog,) = [run for run in imported["findings"] if run.plan.get("scenario") == ["blog-ab"]]
+        measured = held.measurements(blog.id)
+    store = Store()
+    try:
+        mine = store.start_run(
+            "mine", "findings", {"kind": "rest", **blog.plan}, {**blog.host, "pace_mib_s": 1.0}, "abc", False
+        )
+        for m in measured:
+            store.add(mine.id, dataclasses.replace(m, run=None))
+        store.finish_run(mine.id)
+    finally:
+        store.close()
+    assert cli.main(["compare", "reference", "mine"]) == 0
+    out = capsys.readouterr().out
+    assert out.index("host pace_mib_s") < out.index("B/A at every point")
+    assert "reference (20261205, commit 5821819; changed since:" in out
+    # A copy: node at one core and two, three repetitions each, and three main numbers a point.
+    assert f"({len(measured)} no difference)" in out, out

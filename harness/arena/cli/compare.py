@@ -71,7 +71,9 @@ def add_parser(sub: argparse._SubParsersAction, tables: argparse.ArgumentParser)
         parents=[tables],
         help="B against A, point by point, with a verdict: two runs (last~1 last) or implementations (RUN:go RUN:rust)",
     )
-    s.add_argument("a", help="A: a run (last, last~1, a name) or RUN:IMPL")
+    s.add_argument(
+        "a", help="A: a run (last, last~1, a name), RUN:IMPL, or reference (the runs kept in reference/ of its kind)"
+    )
     s.add_argument("b", help="B: the same form as A")
     s.add_argument(
         "--threshold",

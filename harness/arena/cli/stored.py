@@ -24,7 +24,7 @@ from arena.jobs import results
 from arena.kind import CAPACITY
 from arena.kind import main_metrics as kind_main_metrics
 from arena.kind import noisy as kind_noisy
-from arena.measured import export, importing
+from arena.measured import export, importing, kept
 from arena.measured.store import Store
 from arena.paths import ROOT
 
@@ -95,7 +95,7 @@ def cmd_results(args: argparse.Namespace, console: Console) -> int:
         return 0
     for path in stale:
         path.write_text(files[path], encoding="utf-8")
-    console.line(f"{shown or 'nothing'} rewritten, from the reference of {', '.join(results.newest())}")
+    console.line(f"{shown or 'nothing'} rewritten, from the reference of {', '.join(kept.newest())}")
     return 0
 
 

@@ -1,5 +1,5 @@
-"""The two sides a command line or a page names, read from the store, and what differs between
-where and how they were measured.
+"""The two sides a command line or a page names, read from the store (or, for `reference`, from the
+runs kept in reference/), and what differs between where and how they were measured.
 
 A side is a run (`last`, `last~1`, a run's name) or one implementation of a run (`RUN:go`). Both
 sides are runs, or both are implementations: a run against one implementation would match points
@@ -12,13 +12,20 @@ import json
 
 from arena.compare.model import Side
 from arena.errors import UsageError
+from arena.measured import kept
 from arena.measured.store import Run, Store
 from arena.report.provenance import shown
 
+REFERENCE = "reference"  # the side of the runs kept in reference/
+
 
 def read(store: Store, names: tuple[str, str]) -> tuple[tuple[Side, Side], list[tuple[str, str, str]]]:
-    """Both sides, and the facts in which they differ: (what, on A, on B)."""
-    found = [_side(store, name) for name in names]
+    """Both sides, and the facts in which they differ: (what, on A, on B). A side named `reference`
+    is the runs kept in reference/ of the other side's kind (measured/kept.py), read as they are."""
+    if all(name == REFERENCE for name in names):
+        raise UsageError("compare the reference with a run of yours: ./arena compare reference last")
+    mine = {name: _side(store, name) for name in names if name != REFERENCE}
+    found = [mine.get(name) or _reference(next(iter(mine.values()))[1]) for name in names]
     (a, run_a), (b, run_b) = found
     if (a.impl is None) != (b.impl is None):
         raise UsageError(
@@ -39,6 +46,22 @@ def _side(store: Store, name: str) -> tuple[Side, Run]:
     if impl not in impls:
         raise UsageError(f"run {run.name} has no measurement of {impl!r}; it has {', '.join(impls) or 'none'}")
     return Side(f"{run.name}:{impl}", measurements, impl), run
+
+
+def _reference(other: Run) -> tuple[Side, Run]:
+    """The kept runs of the other side's kind, the newest measurement of each command, as one side;
+    its first run stands for its provenance, with what has changed since in the code that measured it."""
+    with kept.imported(kept.newest()) as (held, imported):
+        runs = [run for runs in imported.values() for run in runs if run.kind == other.kind]
+        if not runs:
+            commands = ", ".join(imported) or "nothing"
+            raise UsageError(f"reference/ keeps no {other.kind} run to compare {other.name} with (it keeps {commands})")
+        measurements = [m for run in runs for m in held.measurements(run.id)]
+    first = min(runs, key=lambda r: r.started)
+    impls = sorted({m.impl for m in measurements})
+    since = ", ".join(kept.changed_since(first.git_commit, impls)) or "nothing"
+    label = f"reference ({first.name[:8]}, commit {first.git_commit[:7]}; changed since: {since})"
+    return Side(label, measurements), first
 
 
 def facts(run: Run, side: Side) -> dict[str, str]:
