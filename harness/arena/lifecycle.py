@@ -1,6 +1,7 @@
-"""One run's life, the same for every kind of measurement (arena/kind.py): claim the lock, open or
-resume the run, record its provenance, prepare, measure every task not yet stored with progress
-and an ETA, keep everything finished on Ctrl-C, and write the summary at the end.
+"""One run's life, the same for every kind of measurement (arena/kind.py): given a plan and a context
+(arena/context.py: the console, the store it claimed, the database, the engine), open or resume
+the run, record its provenance, prepare, measure every task not yet stored with progress and an
+ETA, keep everything finished on Ctrl-C, write the summary at the end and judge its gates.
 """
 
 from __future__ import annotations
