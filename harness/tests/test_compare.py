@@ -289,6 +289,6 @@ def test_a_run_compares_with_the_reference_and_says_how_its_machine_differs_firs
     assert cli.main(["compare", "reference", "mine"]) == 0
     out = capsys.readouterr().out
     assert out.index("host pace_mib_s") < out.index("B/A at every point")
-    assert "reference (20261205, commit 5821819; changed since:" in out
+    assert "reference (20261205, commit 5821819: whether the code that measured it changed" in out
     # A copy: node at one core and two, three repetitions each, and three main numbers a point.
     assert f"({len(measured)} no difference)" in out, out

@@ -8,7 +8,7 @@ import json
 from arena.cli import main as cli
 from arena.cli.measuring import kinds
 from arena.jobs import results
-from arena.measured import export
+from arena.measured import export, kept
 from arena.measured.measurement import Measurement, Outcome
 from arena.measured.store import Run
 from test_export import search
@@ -42,3 +42,14 @@ def test_a_capacity_reference_gives_each_workloads_order_in_the_headline(tmp_pat
         "Not yet in the reference: `./arena run`, `./arena micro`, `./arena findings`" in line for line in made.headline
     )
     assert "## `./arena capacity`: run 20261205-070000" in made.page and "order: rust > go > node" in made.page
+
+
+def test_a_reference_stamped_with_its_code_says_what_of_it_changed_since(tmp_path):
+    kept.stamp(tmp_path)
+    assert kept.since(tmp_path, ["go", "node"]) == "measured by the code and implementations checked out here"
+    stamped = json.loads((tmp_path / kept.SOURCES).read_text())
+    assert {"servers/go", "micro/go", "servers/node", kept.HARNESS} <= set(stamped)
+    stamped["servers/go"] = "0" * 64  # go's server as it was then
+    (tmp_path / kept.SOURCES).write_text(json.dumps(stamped))
+    assert kept.since(tmp_path, ["go", "node"]) == "measured on older code: changed since, servers/go"
+    assert kept.changed_since(tmp_path / "unstamped", ["go"]) is None

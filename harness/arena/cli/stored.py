@@ -14,7 +14,7 @@ from arena.cli.measuring import kinds
 from arena.console import Console
 from arena.dashboard import app as dashboard
 from arena.dashboard.servers import Servers
-from arena.errors import ArenaError
+from arena.errors import ArenaError, UsageError
 from arena.findings import catalog as findings_catalog
 from arena.findings import runs as findings_runs
 from arena.findings.judge import judge_all
@@ -80,6 +80,13 @@ def cmd_import(args: argparse.Namespace, console: Console) -> int:
 def cmd_results(args: argparse.Namespace, console: Console) -> int:
     """docs/results.md and the README's headline from reference/ (jobs/results.py); with --check,
     only whether they are current."""
+    if args.stamp:
+        folder = Path(args.stamp)
+        if not any(folder.glob("*.json.gz")):
+            raise UsageError(f"--stamp {args.stamp}: no exports (*.json.gz) there to stamp")
+        kept.stamp(folder)
+        console.line(f"{folder / kept.SOURCES}: the digests of the code checked out here, which measured it")
+        return 0
     made = results.made(kinds())
     files = {
         results.PAGE: made.page,
@@ -131,6 +138,12 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
     s = sub.add_parser("results", help="docs/results.md from the runs kept in reference/")
     s.add_argument("--check", action="store_true", help="write nothing: exit 1 when docs/results.md is not current")
+    s.add_argument(
+        "--stamp",
+        metavar="FOLDER",
+        help="instead: keep beside a reference's exports the digests of the code checked out here, which measured "
+        "them (reference/README.md)",
+    )
     s.set_defaults(func=cmd_results)
 
     s = sub.add_parser("serve", help="the dashboard on 127.0.0.1: runs, comparisons, and a console to try servers")

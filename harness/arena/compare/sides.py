@@ -51,16 +51,16 @@ def _side(store: Store, name: str) -> tuple[Side, Run]:
 def _reference(other: Run) -> tuple[Side, Run]:
     """The kept runs of the other side's kind, the newest measurement of each command, as one side;
     its first run stands for its provenance, with what has changed since in the code that measured it."""
-    with kept.imported(kept.newest()) as (held, imported):
-        runs = [run for runs in imported.values() for run in runs if run.kind == other.kind]
-        if not runs:
+    folders = kept.newest()
+    with kept.imported(folders) as (held, imported):
+        found = [(command, run) for command, runs in imported.items() for run in runs if run.kind == other.kind]
+        if not found:
             commands = ", ".join(imported) or "nothing"
             raise UsageError(f"reference/ keeps no {other.kind} run to compare {other.name} with (it keeps {commands})")
-        measurements = [m for run in runs for m in held.measurements(run.id)]
-    first = min(runs, key=lambda r: r.started)
-    impls = sorted({m.impl for m in measurements})
-    since = ", ".join(kept.changed_since(first.git_commit, impls)) or "nothing"
-    label = f"reference ({first.name[:8]}, commit {first.git_commit[:7]}; changed since: {since})"
+        measurements = [m for _, run in found for m in held.measurements(run.id)]
+    command, first = min(found, key=lambda pair: pair[1].started)
+    since = kept.since(folders[command], sorted({m.impl for m in measurements}))
+    label = f"reference ({first.name[:8]}, commit {first.git_commit[:7]}: {since})"
     return Side(label, measurements), first
 
 

@@ -110,7 +110,8 @@ def _page(
         for run in ref.runs:
             measurements = store.measurements(run.id)
             tables = kinds[run.kind].report(run, run.name, measurements, store.notes(run.id))
-            out += [f"## `./arena {ref.command}`: run {run.name}", "", _older(run, measurements), ""]
+            impls = sorted({m.impl for m in measurements})
+            out += [f"## `./arena {ref.command}`: run {run.name}", "", _older(ref, impls), ""]
             for section in tables.sections:
                 out += markdown.section(section, level=3)
     return "\n".join(out).rstrip() + "\n"
@@ -121,7 +122,7 @@ def _findings(store: Store, ref: Reference) -> list[str]:
     judged = findings_section.grouped(findings_runs.judged(store, ref.runs))
     shown = findings_section.section(judged, ref.runs)
     impls = sorted({m.impl for run in ref.runs for m in store.measurements(run.id)})
-    older = _older(ref.runs[0], [], impls)
+    older = _older(ref, impls)
     return [
         f"## `./arena findings`: {findings_section.counts(judged)}",
         "",
@@ -131,10 +132,6 @@ def _findings(store: Store, ref: Reference) -> list[str]:
     ]
 
 
-def _older(run: Run, measurements: list, impls: list[str] | None = None) -> str:
-    """Whether the code that measured a run has changed since its commit, and which."""
-    impls = impls if impls is not None else sorted({m.impl for m in measurements})
-    changed = kept.changed_since(run.git_commit, impls)
-    if not changed:
-        return f"Measured on commit {run.git_commit[:7]}, whose measuring code and implementations are current."
-    return f"Measured on older code: since commit {run.git_commit[:7]}, changed: {', '.join(changed)}."
+def _older(ref: Reference, impls: list[str]) -> str:
+    """Whether the code that measured a reference has changed since (measured/kept.py)."""
+    return f"Commit {', '.join(sorted({r.git_commit[:7] for r in ref.runs}))}: {kept.since(ref.folder, impls)}."

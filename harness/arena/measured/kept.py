@@ -2,18 +2,21 @@
 a folder per measurement of it (`DATE-COMMIT`: the exports of its runs and a README). The one whose
 runs began last is each command's reference. They are read as they are, imported into a store of
 their own for as long as a reader needs them, and said to be measured on older code where the code
-that measured them has changed since (git, from the commit each run recorded)."""
+that measured them has changed since: the digests of that code, kept beside them (sources.json),
+against the files git tracks here."""
 
 from __future__ import annotations
 
 import contextlib
 import gzip
+import hashlib
 import json
 import subprocess
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+from arena.errors import ArenaError
 from arena.measured import importing
 from arena.measured.store import Run, Store
 from arena.paths import ROOT
@@ -22,6 +25,8 @@ REFERENCE = ROOT / "reference"
 COMMANDS = ("capacity", "run", "micro", "findings")  # in the order a reader meets them
 # The harness's code that measures (not that reports): a change here can move every number.
 MEASURING = ("harness/arena/rest", "harness/arena/micro", "harness/arena/capacity", "harness/arena/frame", "loadgen")
+HARNESS = "harness"  # the key of the measuring code's digest
+SOURCES = "sources.json"  # beside a reference: the digests of the code that measured it
 
 
 def newest(reference: Path = REFERENCE) -> dict[str, Path]:
@@ -54,25 +59,52 @@ def imported(folders: dict[str, Path]) -> Iterator[tuple[Store, dict[str, list[R
             store.close()
 
 
-def changed_since(commit: str, impls: list[str]) -> list[str]:
-    """What of the code that measured a run has changed since its commit: each implementation's
-    folder (servers/ and micro/) and the harness's measuring code, as git sees them from here; the
-    commit itself when git cannot tell (a copy without history)."""
-    paths = {impl: [f"servers/{impl}", f"micro/{impl}"] for impl in impls} | {"the harness's measuring code": MEASURING}
-    changed = []
-    for what, where in paths.items():
-        try:
-            done = subprocess.run(
-                ["git", "diff", "--quiet", commit, "HEAD", "--", *where],
-                cwd=ROOT,
-                capture_output=True,
-                timeout=30,
-                check=False,
-            )
-        except (OSError, subprocess.TimeoutExpired):
-            return [f"unknown (no git to compare {commit[:7]} with)"]
-        if done.returncode > 1:
-            return [f"unknown ({commit[:7]} is not in this clone's history)"]
-        if done.returncode == 1:
-            changed.append(what)
-    return changed
+def sources(root: Path = ROOT) -> dict[str, str]:
+    """A digest of each implementation's folder (servers/X, micro/X) and of the harness's measuring
+    code ("harness"), over the files git tracks in `root`: what `stamp` keeps beside a reference."""
+    try:
+        listed = subprocess.run(
+            ["git", "ls-files", "-z", "--", "servers", "micro", *MEASURING],
+            cwd=root,
+            capture_output=True,
+            timeout=60,
+            check=True,
+        ).stdout
+    except (OSError, subprocess.SubprocessError) as err:
+        raise ArenaError(f"cannot list the files git tracks in {root}: {err}") from err
+    digests: dict[str, hashlib._Hash] = {}
+    for name in sorted(path.decode() for path in listed.split(b"\0") if path):
+        parts = name.split("/")
+        if parts[0] in ("servers", "micro") and len(parts) < 3:
+            continue  # a file beside the implementations, not one of them
+        key = "/".join(parts[:2]) if parts[0] in ("servers", "micro") else HARNESS
+        digest = digests.setdefault(key, hashlib.sha256())
+        digest.update(name.encode() + b"\0" + (root / name).read_bytes())
+    return {key: digest.hexdigest() for key, digest in sorted(digests.items())}
+
+
+def stamp(folder: Path, root: Path = ROOT) -> None:
+    """Keeps beside a reference the digests of the code that measured it (run on that code's checkout)."""
+    (folder / SOURCES).write_text(json.dumps(sources(root), indent=1, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def changed_since(folder: Path, impls: list[str]) -> list[str] | None:
+    """What of the code that measured a reference has changed since, by the digests kept beside it
+    (`stamp`): each implementation's folders and the harness's measuring code. None where the
+    reference kept none (it predates them)."""
+    kept_file = folder / SOURCES
+    if not kept_file.exists():
+        return None
+    then, now = json.loads(kept_file.read_text(encoding="utf-8")), sources()
+    keys = [key for impl in impls for key in (f"servers/{impl}", f"micro/{impl}") if key in then or key in now]
+    return [key for key in [*keys, HARNESS] if then.get(key) != now.get(key)]
+
+
+def since(folder: Path, impls: list[str]) -> str:
+    """`changed_since` as a reader is told it."""
+    changed = changed_since(folder, impls)
+    if changed is None:
+        return "whether the code that measured it changed since is not recorded (no sources.json beside it)"
+    if not changed:
+        return "measured by the code and implementations checked out here"
+    return f"measured on older code: changed since, {', '.join(changed)}"
