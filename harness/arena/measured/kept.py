@@ -60,8 +60,9 @@ def imported(folders: dict[str, Path]) -> Iterator[tuple[Store, dict[str, list[R
 
 
 def sources(root: Path = ROOT) -> dict[str, str]:
-    """A digest of each implementation's folder (servers/X, micro/X) and of the harness's measuring
-    code ("harness"), over the files git tracks in `root`: what `stamp` keeps beside a reference."""
+    """A digest of each implementation's folder (keyed `servers/go`, `micro/go`, ...) and of the
+    harness's measuring code ("harness"), over the files git tracks in `root`: what `stamp` keeps
+    beside a reference."""
     try:
         listed = subprocess.run(
             ["git", "ls-files", "-z", "--", "servers", "micro", *MEASURING],
