@@ -28,7 +28,7 @@ from arena.host.process import free_port, running
 from arena.impls import catalog
 from arena.measured.store import Store
 from arena.paths import ROOT
-from browser import chromium
+from arena.report.render.browser import chromium
 from conftest import needs_engine, write_manifest
 from test_report_html import SCREENSHOTS, report_of
 from test_rest_measure import measured, task

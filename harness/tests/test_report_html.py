@@ -15,10 +15,10 @@ from arena.paths import ROOT
 from arena.report.charts import BAR, LINE, PERCENTILE
 from arena.report.published import Published
 from arena.report.render import html
+from arena.report.render.browser import chromium
 from arena.report.tables import Report
 from arena.rest import charts as rest_charts
 from arena.rest import tables
-from browser import chromium
 from conftest import needs_engine
 from test_rest_measure import fixed_point
 

@@ -11,6 +11,7 @@ from arena.jobs import results
 from arena.measured import export, kept
 from arena.measured.measurement import Measurement, Outcome
 from arena.measured.store import Run
+from arena.report.render import images
 from test_export import search
 
 
@@ -42,6 +43,12 @@ def test_a_capacity_reference_gives_each_workloads_order_in_the_headline(tmp_pat
         "Not yet in the reference: `./arena run`, `./arena micro`, `./arena findings`" in line for line in made.headline
     )
     assert "## `./arena capacity`: run 20261205-070000" in made.page and "order: rust > go > node" in made.page
+    # Its charts, drawn by the report's own charting in Chromium, and shown on the page as images.
+    (tables,) = made.charts.values()
+    names = images.chart_names("capacity-20261205-070000", tables)
+    assert names and all(f"](results/{name})" in made.page for name in names)
+    drawn = images.draw(tables, tmp_path / "charts", "capacity-20261205-070000")
+    assert [path.name for path in drawn] == names and all(path.read_bytes()[:4] == b"\x89PNG" for path in drawn)
 
 
 def test_a_reference_stamped_with_its_code_says_what_of_it_changed_since(tmp_path):

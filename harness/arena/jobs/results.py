@@ -19,9 +19,11 @@ from arena.kind import Kind
 from arena.measured import kept
 from arena.measured.store import Run, Store
 from arena.paths import ROOT
-from arena.report.render import markdown
+from arena.report.render import images, markdown
+from arena.report.tables import Report
 
 PAGE = ROOT / "docs" / "results.md"
+CHARTS = ROOT / "docs" / "results"  # the page's charts as images (report/render/images.py)
 README = ROOT / "README.md"
 # The README's headline lies between these: `./arena results` writes it, a test holds it current.
 BEGIN = "<!-- headline: ./arena results writes it from reference/ -->"
@@ -45,6 +47,7 @@ class Reference:
 class Made:
     page: str  # docs/results.md
     headline: list[str]  # the lines the README's first screen shows
+    charts: dict[str, Report]  # by the stem of their images in CHARTS: each run's tables, whose charts the page shows
 
 
 def made(kinds: dict[str, Kind], reference: Path = kept.REFERENCE) -> Made:
@@ -52,8 +55,17 @@ def made(kinds: dict[str, Kind], reference: Path = kept.REFERENCE) -> Made:
     folders = kept.newest(reference)
     with kept.imported(folders) as (store, imported):
         references = [Reference(command, folders[command], runs) for command, runs in imported.items()]
-        headline = _headline(store, references)
-        return Made(_page(store, references, kinds, reference, headline), headline)
+        headline, charts = _headline(store, references), {}
+        return Made(_page(store, references, kinds, reference, headline, charts), headline, charts)
+
+
+def draw(made: Made) -> list[Path]:
+    """The page's charts as images in CHARTS, drawn by report.html's charting (report/render/images.py);
+    those of charts no longer on the page are removed."""
+    drawn = [path for stem, tables in made.charts.items() for path in images.draw(tables, CHARTS, stem)]
+    for stale in set(CHARTS.glob("*.png")) - set(drawn):
+        stale.unlink()
+    return drawn
 
 
 def readme(text: str, headline: list[str]) -> str:
@@ -84,8 +96,14 @@ def _headline(store: Store, references: list[Reference]) -> list[str]:
 
 
 def _page(
-    store: Store, references: list[Reference], kinds: dict[str, Kind], reference: Path, headline: list[str]
+    store: Store,
+    references: list[Reference],
+    kinds: dict[str, Kind],
+    reference: Path,
+    headline: list[str],
+    charts: dict[str, Report],
 ) -> str:
+    """The page; `charts` is given each run's tables, whose charts it shows as CHARTS' images."""
     kept_in = reference.relative_to(ROOT) if reference.is_relative_to(ROOT) else reference
     out = [
         "# Arena's reference results",
@@ -112,8 +130,14 @@ def _page(
             tables = kinds[run.kind].report(run, run.name, measurements, store.notes(run.id))
             impls = sorted({m.impl for m in measurements})
             out += [f"## `./arena {ref.command}`: run {run.name}", "", _older(ref, impls), ""]
+            stem = f"{ref.command}-{run.name}"
+            charts[stem] = tables
+            names = iter(images.chart_names(stem, tables))
             for section in tables.sections:
                 out += markdown.section(section, level=3)
+                shown = CHARTS.relative_to(PAGE.parent)
+                out += [f"![{chart.title}]({shown}/{next(names)})" for chart in section.charts]
+                out += [""] if section.charts else []
     return "\n".join(out).rstrip() + "\n"
 
 

@@ -1,4 +1,5 @@
-"""A real browser for the report and the dashboard's tests and screenshots: Debian's Chromium,
+"""A real browser for the report's and the dashboard's tests and screenshots, and for the charts of
+docs/results.md (report/render/images.py): Debian's Chromium,
 installed from apt when missing (no browser can be downloaded here, so Playwright's own builds are
 never used), driven by Playwright for Python through `executable_path`.
 
