@@ -3,7 +3,7 @@ a folder per measurement of it (`DATE-COMMIT`: the exports of its runs and a REA
 runs began last is each command's reference. They are read as they are, imported into a store of
 their own for as long as a reader needs them, and said to be measured on older code where the code
 that measured them has changed since: the digests of that code, kept beside them (sources.json),
-against the files git tracks here."""
+against those of the commit checked out here."""
 
 from __future__ import annotations
 
@@ -61,31 +61,32 @@ def imported(folders: dict[str, Path]) -> Iterator[tuple[Store, dict[str, list[R
 
 def sources(root: Path = ROOT) -> dict[str, str]:
     """A digest of each implementation's folder (keyed `servers/go`, `micro/go`, ...) and of the
-    harness's measuring code ("harness"), over the files git tracks in `root`: what `stamp` keeps
-    beside a reference."""
+    harness's measuring code ("harness"), over the files of the commit checked out in `root` (git's
+    own hash of each, so that a build that rewrote a file beside them changes nothing): what
+    `stamp` keeps beside a reference."""
     try:
         listed = subprocess.run(
-            ["git", "ls-files", "-z", "--", "servers", "micro", *MEASURING],
+            ["git", "ls-tree", "-r", "-z", "HEAD", "--", "servers", "micro", *MEASURING],
             cwd=root,
             capture_output=True,
             timeout=60,
             check=True,
         ).stdout
     except (OSError, subprocess.SubprocessError) as err:
-        raise ArenaError(f"cannot list the files git tracks in {root}: {err}") from err
+        raise ArenaError(f"cannot list the files of the commit checked out in {root}: {err}") from err
     digests: dict[str, hashlib._Hash] = {}
-    for name in sorted(path.decode() for path in listed.split(b"\0") if path):
+    for entry in sorted(line.decode() for line in listed.split(b"\0") if line):
+        blob, name = entry.split("\t", 1)
         parts = name.split("/")
         if parts[0] in ("servers", "micro") and len(parts) < 3:
             continue  # a file beside the implementations, not one of them
         key = "/".join(parts[:2]) if parts[0] in ("servers", "micro") else HARNESS
-        digest = digests.setdefault(key, hashlib.sha256())
-        digest.update(name.encode() + b"\0" + (root / name).read_bytes())
+        digests.setdefault(key, hashlib.sha256()).update(f"{name}\0{blob.split()[-1]}\0".encode())
     return {key: digest.hexdigest() for key, digest in sorted(digests.items())}
 
 
 def stamp(folder: Path, root: Path = ROOT) -> None:
-    """Keeps beside a reference the digests of the code that measured it (run on that code's checkout)."""
+    """Keeps beside a reference the digests of the code that measured it (`root`: its checkout)."""
     (folder / SOURCES).write_text(json.dumps(sources(root), indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
 
