@@ -23,8 +23,22 @@ from arena.paths import ROOT
 
 REFERENCE = ROOT / "reference"
 COMMANDS = ("capacity", "run", "micro", "findings")  # in the order a reader meets them
-# The harness's code that measures (not that reports): a change here can move every number.
-MEASURING = ("harness/arena/rest", "harness/arena/micro", "harness/arena/capacity", "harness/arena/frame", "loadgen")
+# What measures (not what reports or judges): the harness's measuring code, the load engine, and the
+# experiments' own definitions. A change here can move every number.
+MEASURING = (
+    "harness/arena/rest",
+    "harness/arena/micro",
+    "harness/arena/capacity",
+    "harness/arena/soak",
+    "harness/arena/frame",
+    "harness/arena/engines",
+    "harness/arena/host",
+    "loadgen",
+    "spec/scenarios",
+    "spec/capacity.toml",
+    "spec/micro.toml",
+    "spec/soak.toml",
+)
 HARNESS = "harness"  # the key of the measuring code's digest
 SOURCES = "sources.json"  # beside a reference: the digests of the code that measured it
 
