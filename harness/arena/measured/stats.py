@@ -126,7 +126,9 @@ class Summary:
         value = f"{self.median * scale:.{digits}f}"
         if self.ci_low is None or self.ci_high is None:
             return value if alone else f"{value} (n=1)"
-        below, above = (self.median - self.ci_low) * scale, (self.ci_high - self.median) * scale
+        # Compared as shown: sides that differ by less than the last digit shown are even.
+        below = round((self.median - self.ci_low) * scale, digits)
+        above = round((self.ci_high - self.median) * scale, digits)
         if abs(above - below) <= LOPSIDED * (above + below):
             return f"{value} ±{max(below, above):.{digits}f}"
         return f"{value} [{self.ci_low * scale:.{digits}f}, {self.ci_high * scale:.{digits}f}]"
