@@ -83,14 +83,14 @@ def test_object_of_size_is_exact_json():
     assert isinstance(json.loads(body), dict)
 
 
-def test_a_passed_suite_stands_until_the_build_runtime_budget_or_checks_change(fake, monkeypatch):
+def test_a_passed_conformance_stands_until_the_build_runtime_budget_or_checks_change(fake, monkeypatch):
     runs = []
 
-    def suite(manifest, cpus, db, console, verbose=False):
+    def verified(manifest, cpus, db, console, verbose=False):
         runs.append(cpus)
         return verify.Verdict(outcome[0], "17/17 checks passed")
 
-    monkeypatch.setattr(verify, "suite", suite)
+    monkeypatch.setattr(verify, "verified", verified)
     console = Console()
     outcome = ["passed"]
     assert verify.passed_before(fake, 1, None, console).status == "passed"

@@ -3,10 +3,12 @@ goes on, a normal client's `GET /` on a connection of its own is answered within
 server's memory (its process tree's resident set) grows by at most the check's bound over what it
 was just before. Why each bound is what it is: docs/reliability.md, "Abuse".
 
+Each abuse goes on for `WINDOW_S` (a parameter of each check: `arena test` holds it shorter).
+
 - slowloris: `SLOW_CONNECTIONS` connections that send a request's headers a byte a second and
   never finish them; the first normal request after their burst may take up to `SETTLE_MAX_S`;
 - idle: `IDLE_CONNECTIONS` connections opened and left silent, likewise;
-- oversized headers: `VOLUME_CLIENTS` clients that for `VOLUME_SECONDS` send request after request
+- oversized headers: `VOLUME_CLIENTS` clients that send request after request
   with a 2 MiB header, or 200,000 small ones (over every server's limit: the contract refuses a
   request head over 1 MiB); each answered 4xx or closed;
 - oversized bodies: the same clients announce bodies of 1 GiB (by length, or chunked) and send up
@@ -38,11 +40,10 @@ from arena.host.process import Sampler
 
 BOUND_S = 1.0  # a normal request's answer, while the abuse goes on
 SLOW_CONNECTIONS = 1000
-SLOW_SECONDS = 5  # how long the slow connections keep trickling
+WINDOW_S = 5  # how long each abuse goes on: the slow connections trickle, the clients send
 IDLE_CONNECTIONS = 10_000
 SETTLE_MAX_S = 15  # for the first normal answer after a burst of connections
 VOLUME_CLIENTS = 32  # concurrent abusive clients of the header, body and framing checks
-VOLUME_SECONDS = 5
 BODY_SENT = 16 * 1024 * 1024  # of the 1 GiB each oversized body announces
 HOST = "127.0.0.1"
 MIB = 1024 * 1024
@@ -161,14 +162,14 @@ def _burst_note(taken_s: float | None) -> str:
     return "" if taken_s is None else f"first GET / after the burst answered in {taken_s:.1f} s; "
 
 
-def check_slowloris(ctx: Context) -> str:
+def check_slowloris(ctx: Context, window_s: int = WINDOW_S) -> str:
     with _watched(ctx, "slowloris") as watch:
         conns = _open(ctx.client.port, SLOW_CONNECTIONS, b"GET / HTTP/1.1\r\nHost: x\r\n")
         what = f"{len(conns)} slowloris connections"
         alive = len(conns)
         try:
             taken_s = _taken_in(ctx, what)
-            for _ in range(SLOW_SECONDS if taken_s is not None else 0):
+            for _ in range(window_s if taken_s is not None else 0):
                 time.sleep(1)
                 alive = 0
                 for conn in conns:
@@ -180,7 +181,7 @@ def check_slowloris(ctx: Context) -> str:
             for conn in conns:
                 conn.close()
     return (
-        f"{len(conns)} slow connections opened, {alive} still open after {SLOW_SECONDS} s of trickling; "
+        f"{len(conns)} slow connections opened, {alive} still open after {window_s} s of trickling; "
         f"{_burst_note(taken_s)}{watch.note()}"
     )
 
@@ -273,8 +274,10 @@ def _exchange(port: int, head: bytes, body_piece: bytes = b"", body_bytes: int =
         return received
 
 
-def _under_volume(ctx: Context, watch: Watch, what: str, wanted: str, send: Callable[[int], str | None]) -> int:
-    """`VOLUME_CLIENTS` clients call `send` (given their number) again and again for `VOLUME_SECONDS`,
+def _under_volume(
+    ctx: Context, watch: Watch, what: str, wanted: str, send: Callable[[int], str | None], window_s: int
+) -> int:
+    """`VOLUME_CLIENTS` clients call `send` (given their number) again and again for `window_s`,
     while a normal client asks GET / each second; `send` returns how its answer was not `wanted`.
     Returns how many requests the clients sent."""
     stop = threading.Event()
@@ -291,7 +294,7 @@ def _under_volume(ctx: Context, watch: Watch, what: str, wanted: str, send: Call
         for number in range(VOLUME_CLIENTS):
             pool.submit(client, number)
         try:
-            for _ in range(VOLUME_SECONDS):
+            for _ in range(window_s):
                 time.sleep(1)
                 _normal_request(ctx, watch, f"{VOLUME_CLIENTS} clients sending {what}")
         finally:
@@ -313,7 +316,7 @@ def _refused(answer: bytes) -> str | None:
     return answer[:80].decode(errors="replace")
 
 
-def check_oversized_headers(ctx: Context) -> str:
+def check_oversized_headers(ctx: Context, window_s: int = WINDOW_S) -> str:
     port = ctx.client.port
     with _watched(ctx, "headers") as watch:
         sent = _under_volume(
@@ -322,11 +325,12 @@ def check_oversized_headers(ctx: Context) -> str:
             "2 MiB headers, or 200,000 headers",
             REFUSED,
             lambda n: _refused(_exchange(port, BIG_HEADER if n % 2 else MANY_HEADERS)),
+            window_s,
         )
     return f"{sent} sent; {watch.note()}"
 
 
-def check_oversized_bodies(ctx: Context) -> str:
+def check_oversized_bodies(ctx: Context, window_s: int = WINDOW_S) -> str:
     port = ctx.client.port
 
     def send(number: int) -> str | None:
@@ -334,7 +338,7 @@ def check_oversized_bodies(ctx: Context) -> str:
         return _refused(_exchange(port, head, piece, BODY_SENT))
 
     with _watched(ctx, "bodies") as watch:
-        sent = _under_volume(ctx, watch, "bodies of 1 GiB (by length, or chunked)", REFUSED, send)
+        sent = _under_volume(ctx, watch, "bodies of 1 GiB (by length, or chunked)", REFUSED, send, window_s)
     return f"{sent} sent; {watch.note()}"
 
 
@@ -347,7 +351,7 @@ def _answered_hidden(answer: bytes) -> str | None:
     return None
 
 
-def check_ambiguous_framing(ctx: Context) -> str:
+def check_ambiguous_framing(ctx: Context, window_s: int = WINDOW_S) -> str:
     port, cases = ctx.client.port, list(AMBIGUOUS.items())
     for name, payload in cases:  # each once on its own, so that a failure names its case
         if problem := _answered_hidden(_exchange(port, payload)):
@@ -359,5 +363,5 @@ def check_ambiguous_framing(ctx: Context) -> str:
         return f"{name}: {problem}" if problem else None
 
     with _watched(ctx, "framing") as watch:
-        sent = _under_volume(ctx, watch, "requests of ambiguous length", "at most one answer", send)
+        sent = _under_volume(ctx, watch, "requests of ambiguous length", "at most one answer", send, window_s)
     return f"{len(cases)} framings, {sent} sent; {watch.note()}"

@@ -507,26 +507,33 @@ class Verdict:
     detail: str
 
 
-ABUSE_CHECKS: list[tuple[str, Check]] = [
-    (f"warm-up: normal clients for {abuse.WARM_S} s", abuse.warm_up),
-    (
-        f"{abuse.SLOW_CONNECTIONS} slowloris connections: others answered within {abuse.BOUND_S:.0f} s",
-        abuse.check_slowloris,
-    ),
-    (
-        f"{abuse.IDLE_CONNECTIONS:,} idle connections: others answered within {abuse.BOUND_S:.0f} s",
-        abuse.check_idle_connections,
-    ),
-    (
-        f"oversized headers from {abuse.VOLUME_CLIENTS} clients: 4xx or closed, others answered",
-        abuse.check_oversized_headers,
-    ),
-    (
-        f"oversized bodies from {abuse.VOLUME_CLIENTS} clients: 4xx or closed, others answered",
-        abuse.check_oversized_bodies,
-    ),
-    ("ambiguous Content-Length / Transfer-Encoding: never a hidden request served", abuse.check_ambiguous_framing),
-]
+def abuse_list(window_s: int) -> list[tuple[str, Check]]:
+    """The abuse checks, each abuse held for `window_s` (abuse.WINDOW_S in `arena verify --abuse`)."""
+    held = functools.partial
+    return [
+        (f"warm-up: normal clients for {abuse.WARM_S} s", abuse.warm_up),
+        (
+            f"{abuse.SLOW_CONNECTIONS} slowloris connections for {window_s} s: others answered within "
+            f"{abuse.BOUND_S:.0f} s",
+            held(abuse.check_slowloris, window_s=window_s),
+        ),
+        (
+            f"{abuse.IDLE_CONNECTIONS:,} idle connections: others answered within {abuse.BOUND_S:.0f} s",
+            abuse.check_idle_connections,
+        ),
+        (
+            f"oversized headers from {abuse.VOLUME_CLIENTS} clients for {window_s} s: 4xx or closed, others answered",
+            held(abuse.check_oversized_headers, window_s=window_s),
+        ),
+        (
+            f"oversized bodies from {abuse.VOLUME_CLIENTS} clients for {window_s} s: 4xx or closed, others answered",
+            held(abuse.check_oversized_bodies, window_s=window_s),
+        ),
+        (
+            "ambiguous Content-Length / Transfer-Encoding: never a hidden request served",
+            held(abuse.check_ambiguous_framing, window_s=window_s),
+        ),
+    ]
 
 
 def _on_a_fresh_start(
@@ -549,9 +556,12 @@ def _on_a_fresh_start(
         return [failed]
 
 
-def abuse_checks(manifest: Manifest, cores: list[int], report: Callable[[CheckResult], None]) -> list[CheckResult]:
-    """The abuse checks (arena/checks/abuse.py) on a fresh start of `manifest`, its memory watched."""
-    return _on_a_fresh_start(manifest, len(cores), cores, lambda _: ABUSE_CHECKS, report)
+def abuse_checks(
+    manifest: Manifest, cores: list[int], report: Callable[[CheckResult], None], window_s: int = abuse.WINDOW_S
+) -> list[CheckResult]:
+    """The abuse checks (arena/checks/abuse.py) on a fresh start of `manifest`, its memory watched,
+    each abuse held for `window_s`."""
+    return _on_a_fresh_start(manifest, len(cores), cores, lambda _: abuse_list(window_s), report)
 
 
 OVERLOAD_CHECK = (
@@ -564,7 +574,7 @@ def overload_check(
     manifest: Manifest, cpus: int, engine: LoadEngine, report: Callable[[CheckResult], None]
 ) -> CheckResult:
     """The overload run (arena/checks/overload.py) on a fresh start of `manifest` with `cpus` cores, the
-    engine on the cores left; not part of the suite."""
+    engine on the cores left; not part of the conformance checks."""
     server_cores, engine_cores, shared = cores.split(cpus)
 
     def check(server: Server) -> list[tuple[str, Check]]:
@@ -574,8 +584,8 @@ def overload_check(
     return result
 
 
-def suite(manifest: Manifest, cpus: int, db: Database, console: Console, verbose: bool = False) -> Verdict:
-    """The conformance suite on `manifest` with `cpus` cores: every check when verbose, else those
+def verified(manifest: Manifest, cpus: int, db: Database, console: Console, verbose: bool = False) -> Verdict:
+    """The conformance checks on `manifest` with `cpus` cores: every check when verbose, else those
     with problems, then one line."""
     if manifest.cpus_for(cpus) != cpus:
         return Verdict("skipped", f"{manifest.name} uses at most {manifest.max_cpus} core(s)")
@@ -609,7 +619,7 @@ def _fingerprint(manifest: Manifest, cpus: int) -> str:
 
 
 def passed_before(manifest: Manifest, cpus: int, db: Database, console: Console) -> Verdict:
-    """The conformance suite, unless it passed on this very build, runtime, budget and checks,
+    """The conformance checks, unless it passed on this very build, runtime, budget and checks,
     when its verdict stands (`arena verify` and `arena test` always run it)."""
     stamp = VERDICTS / f"{manifest.name}-cpus{cpus}.json"
     fingerprint = _fingerprint(manifest, cpus)
@@ -623,7 +633,7 @@ def passed_before(manifest: Manifest, cpus: int, db: Database, console: Console)
             "for this build, runtime and checks (arena verify runs it again)"
         )
         return Verdict("passed", earlier["detail"])
-    found = suite(manifest, cpus, db, console)
+    found = verified(manifest, cpus, db, console)
     if found.status == "passed":
         stamp.parent.mkdir(parents=True, exist_ok=True)
         when = time.strftime("%Y-%m-%d %H:%M")

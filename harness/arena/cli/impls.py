@@ -203,7 +203,7 @@ def _verified(
                 )
             )
             continue
-        verdict = verify.suite(manifest, cpus, db, console, verbose=True)
+        verdict = verify.verified(manifest, cpus, db, console, verbose=True)
         shown = {"passed": "pass", "failed": "FAIL", "skipped": "skipped"}[verdict.status]
         fuzzed, detail = "-", verdict.detail
         tried = verdict.status != "skipped"

@@ -37,6 +37,7 @@ from arena.paths import RESULTS, ROOT
 
 STEP_TIMEOUT = 1800
 FUZZ_EXAMPLES = 20  # the fuzzer's cases per operation and phase here; arena verify --fuzz runs 100
+ABUSE_WINDOW_S = 2  # how long each abuse goes on here; arena verify --abuse holds it 5 s
 # The closing lines of the test runners we run: go test, cargo, mix, EUnit, surefire, node, unittest, ...
 SUMMARY_LINE = r"\b(passed|pass|ok)\b|\d+ tests?, \d+ failures?|Tests run: \d+, Failures: \d+|Ran \d+ tests?"
 
@@ -175,26 +176,52 @@ class Build:
     seconds: float
 
 
+@dataclass
+class OwnTests:
+    """A server's own tests, run in the test lane once its build is done; None when it has none or
+    its build failed (its turn says why)."""
+
+    step: Step | None
+    said: list[str]
+
+
 class Lane:
     """Installs and builds implementations one after another, on a thread of its own; what each
-    says (its toolchain's installs included) is kept with its build."""
+    says (its toolchain's installs included) is kept with its build. A second thread runs each
+    server's own tests as soon as it is built: they time nothing, so they go beside the builds and
+    the micro-benchmarks' checks rather than after them."""
 
     def __init__(self) -> None:
         self.said = Recorded()
         self.toolchains = Toolchains(say=lambda text: self.said.line(text))
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="build")
+        self.tests = ThreadPoolExecutor(max_workers=1, thread_name_prefix="own-tests")
 
     def submit(self, manifest: Manifest) -> Future[Build]:
         return self.pool.submit(self._build, manifest)
+
+    def test(self, manifest: Manifest, building: Future[Build], db: Database) -> Future[OwnTests]:
+        return self.tests.submit(self._own_tests, manifest, building, db)
 
     def _build(self, manifest: Manifest) -> Build:
         watch, self.said = Stopwatch(), Recorded()
         prepared = prepare(manifest, self.toolchains, self.said)
         return Build(prepared, self.said.lines, watch.seconds)
 
+    @staticmethod
+    def _own_tests(manifest: Manifest, building: Future[Build], db: Database) -> OwnTests:
+        """Its own tests, given the database in ARENA_DB_URL for their /record tests."""
+        if not manifest.test_command or not building.result().prepared.ok:
+            return OwnTests(None, [])
+        said = Recorded()
+        name, env = f"{manifest.name}: own tests", {"ARENA_DB_URL": db.url}
+        step = command_step(name, manifest.test_command, manifest.folder, manifest.name, said, env=env)
+        return OwnTests(step, said.lines)
+
     def close(self) -> None:
-        """Drops the builds not begun (after Ctrl-C) and waits for the one under way."""
+        """Drops the builds and tests not begun (after Ctrl-C) and waits for those under way."""
         self.pool.shutdown(cancel_futures=True)
+        self.tests.shutdown(cancel_futures=True)
 
 
 def built(building: Future[Build], name: str, console: Console) -> Step | None:
@@ -210,26 +237,21 @@ def built(building: Future[Build], name: str, console: Console) -> Step | None:
     return Step(f"{name}: build", outcome, done.prepared.reason, watch.seconds)
 
 
-def server_steps(manifest: Manifest, building: Future[Build], db: Database, console: Console) -> list[Step]:
-    """A REST implementation: built, its own tests (given the database in ARENA_DB_URL, for their
-    /record tests), conformance with each core budget, the fuzzer and the abuse checks on one core."""
+def server_steps(
+    manifest: Manifest, building: Future[Build], tested: Future[OwnTests], db: Database, console: Console
+) -> list[Step]:
+    """A REST implementation: built, its own tests (run in the test lane), conformance with each core
+    budget, the fuzzer and the abuse checks on one core."""
     console.line(f"\n{manifest.name}", style="bold")
     if failed := built(building, manifest.name, console):
         return [failed]
-    steps = []
-    if manifest.test_command:
-        own = command_step(
-            f"{manifest.name}: own tests",
-            manifest.test_command,
-            manifest.folder,
-            manifest.name,
-            console,
-            env={"ARENA_DB_URL": db.url},
-        )
-        steps.append(own)
+    own = tested.result()
+    for line in own.said:
+        console.line(line)
+    steps = [own.step] if own.step else []
     for cpus in cores.verified_budgets(None):
         watch = Stopwatch()
-        found = verify.suite(manifest, cpus, db, console)
+        found = verify.verified(manifest, cpus, db, console)
         steps.append(Step(f"{manifest.name}: conformance --cpus {cpus}", found.status, found.detail, watch.seconds))
     watch = Stopwatch()
     with console.working(f"  fuzz {manifest.name} --cpus 1"):
@@ -239,7 +261,7 @@ def server_steps(manifest: Manifest, building: Future[Build], db: Database, cons
     steps.append(Step(f"{manifest.name}: fuzz --cpus 1", outcome, fuzzed.detail(), watch.seconds))
     watch = Stopwatch()
     with console.working(f"  abuse {manifest.name} --cpus 1"):
-        abused = verify.abuse_checks(manifest, cores.take(1), lambda result: show_check(console, result))
+        abused = verify.abuse_checks(manifest, cores.take(1), lambda r: show_check(console, r), ABUSE_WINDOW_S)
     outcome = "passed" if all(r.ok for r in abused) else "failed"
     steps.append(Step(f"{manifest.name}: abuse --cpus 1", outcome, verdict(abused), watch.seconds))
     return steps
@@ -307,22 +329,25 @@ def run(names: list[str], engine: Loadgen, console: Console) -> int:
     # wait for the last build.
     lane = Lane()
     try:
-        builds = [lane.submit(manifest) for manifest in [*micro, *servers]]
-        for manifest, building in zip(micro, builds, strict=False):
-            with timed(parts, f"micro {manifest.name}"):
-                steps += micro_steps(manifest, building, console)
-        if servers:
-            with timed(parts, "waiting for the build lane"), console.working("  the servers' builds"):
-                wait(builds)  # no build beside the checks that time the servers' answers
-            with database() as db:
+        with database() as db:
+            builds = [lane.submit(manifest) for manifest in [*micro, *servers]]
+            tests = [lane.test(m, building, db) for m, building in zip(servers, builds[len(micro) :], strict=True)]
+            for manifest, building in zip(micro, builds, strict=False):
+                with timed(parts, f"micro {manifest.name}"):
+                    steps += micro_steps(manifest, building, console)
+            if servers:
+                with timed(parts, "waiting for the lanes"), console.working("  the servers' builds and own tests"):
+                    wait([*builds, *tests])  # nothing beside the checks that time the servers' answers
                 console.line(f"\n/record uses {db.described}")
-                for manifest, building in zip(servers, builds[len(micro) :], strict=True):
+                for manifest, building, tested in zip(servers, builds[len(micro) :], tests, strict=True):
                     with timed(parts, manifest.name):
-                        steps += server_steps(manifest, building, db, console)
+                        steps += server_steps(manifest, building, tested, db, console)
     finally:
         lane.close()
     lane_s = sum(building.result().seconds for building in builds)
+    tests_s = sum(own.step.seconds for own in (tested.result() for tested in tests) if own.step)
     console.line(f"\nthe build lane: {lane_s:.0f} s of installs and builds, beside the micro-benchmarks' checks")
+    console.line(f"the test lane: {tests_s:.0f} s of the servers' own tests, beside the builds")
 
     console.line("\nsummary", style="bold")
     for step in steps:
