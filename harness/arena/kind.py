@@ -59,7 +59,7 @@ class Plan:
     (`document`) and read back (`of`), so that a resumed run measures what it began with. Each
     kind adds its own fields (rest.plan.RestPlan, ...)."""
 
-    suite: str = "quick"  # the profile its points come from: quick, paper or findings; or the kind's name
+    suite: str = ""  # the profile its points come from (SUITES); none for a kind without profiles
     impl: list[str] = field(default_factory=list)  # the implementations named (none: all available)
     cpus: list[int] | None = None  # the core budgets (micro's None: each bench's own)
     repeat: int = 3  # the repetitions of every point (capacity: the most starts a cell takes)

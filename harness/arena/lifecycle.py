@@ -135,7 +135,8 @@ def build_report(kind: Kind, store: Store, current: Run) -> Report:
     """A stored run's report: the kind's tables and charts, then the run's provenance."""
     host = current.host
     title = (
-        f"Arena {kind.command} {current.name} ({current.suite} suite) on {host.get('cpu_model')}, "
+        f"Arena {kind.command} {current.name}{f' ({current.suite} suite)' if current.suite else ''} "
+        f"on {host.get('cpu_model')}, "
         f"{host.get('cores')} cores, commit {current.git_commit[:10]}"
         f"{' (modified)' if current.git_dirty else ''}"
     )

@@ -10,6 +10,7 @@ import pytest
 
 from arena.capacity.result import CapacitySearch
 from arena.cli import main as cli
+from arena.measured import importing
 from arena.measured import store as store_module
 from arena.measured.measurement import Measurement, Outcome
 from arena.measured.store import Store
@@ -46,7 +47,7 @@ def search(edge: float, ended: str = "found") -> CapacitySearch:
 
 def stored(tmp_path, go: tuple[float, ...] = (1000.0, 1040.0, 980.0), workload: str = "plaintext") -> str:
     store = Store()
-    run = store.start_run("r1", "capacity", {"kind": "capacity"}, {"cores": 2}, "abc", False)
+    run = store.start_run("r1", "", {"kind": "capacity", "suite": ""}, {"cores": 2}, "abc", False)
     point = json.dumps({"p99_ms": 10})
     for rep, edge in enumerate(go):
         store.add(
@@ -69,7 +70,7 @@ def test_json_holds_every_measurement_and_a_summary_per_point(tmp_path, monkeypa
     monkeypatch.setattr(store_module, "RESULTS", tmp_path)
     assert cli.main(["export", stored(tmp_path)]) == 0
     document = json.loads(capsys.readouterr().out)
-    assert document["schema"] == "arena.export/2" and document["run"]["name"] == "r1"
+    assert document["schema"] == "arena.export/3" and document["run"]["name"] == "r1"
     assert document["run"]["finished"] is not None and document["run"]["kind"] == "capacity"
     assert len(document["measurements"]) == 5
     first = document["measurements"][0]
@@ -136,6 +137,25 @@ def test_other_kinds_export_their_own_values(tmp_path, monkeypatch, capsys):
         "steady": True,
         "warmup_s": 0.5,
     }
+
+
+def test_an_export_of_an_older_schema_imports_as_this_one_names_it(tmp_path, monkeypatch, capsys):
+    """Version 2 gave a capacity run its kind's name as its suite, version 1 named the REST kind
+    `http`: each reads as version 3 writes it (spec/export.md, "Versions")."""
+    monkeypatch.setattr(store_module, "RESULTS", tmp_path)
+    assert cli.main(["export", stored(tmp_path)]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["schema"] == "arena.export/3" and document["run"]["suite"] == ""
+    document["schema"] = "arena.export/2"
+    document["run"]["suite"] = document["run"]["plan"]["suite"] = "capacity"
+    (tmp_path / "v2.json").write_text(json.dumps(document))
+    elsewhere = Store(tmp_path / "elsewhere.sqlite")
+    try:
+        run, count = importing.into(elsewhere, tmp_path / "v2.json")
+        assert (run.kind, run.suite, run.plan["suite"], count) == ("capacity", "", "", 5)
+        assert elsewhere.run_by_name("r1").suite == ""
+    finally:
+        elsewhere.close()
 
 
 def test_a_run_that_is_not_there_or_a_file_that_cannot_be_written_is_one_line(tmp_path, monkeypatch, capsys):

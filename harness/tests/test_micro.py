@@ -230,7 +230,7 @@ def test_point_numbers_choose_a_bench_profiles_points_and_a_wrong_one_is_a_clear
     assert [p.key for p in chosen] == [every[0].key, every[2].key]
     first = {"mode": "idiomatic", **every[0].params, "start": "cold"}
     assert json.loads(chosen[0].key) == chosen[0].coordinates == first
-    with pytest.raises(benchmarks.SuiteError, match=r"ring \[findings\]: no point 7 \(it has 6\)"):
+    with pytest.raises(benchmarks.BenchError, match=r"ring \[findings\]: no point 7 \(it has 6\)"):
         benchmarks.points(ring, "findings", [7])
     parser = argparse.ArgumentParser()
     plan.add_arguments(parser)

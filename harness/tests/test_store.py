@@ -175,6 +175,25 @@ def test_a_store_from_while_the_rest_kind_was_named_http_reads_it_by_its_name_no
     upgraded.close()
 
 
+def test_a_store_from_while_capacity_named_its_kind_as_its_suite_leaves_that_suite_empty(tmp_path):
+    """Schema 4 stored a capacity or soak run's kind as its suite: that suite (in the run and in its
+    plan) is empty once upgraded, and the profiles of REST and micro runs stay."""
+    path = tmp_path / "v4.sqlite"
+    db = Store(path)
+    db.start_run("c", "capacity", {"kind": "capacity", "suite": "capacity", "workload": []}, {}, "abc", False)
+    db.start_run("s", "soak", {"kind": "soak", "suite": "soak"}, {}, "abc", False)
+    db.start_run("r", "findings", {"kind": "rest", "suite": "findings"}, {}, "abc", False)
+    db.start_run("m", "quick", {"kind": "micro", "suite": "quick"}, {}, "abc", False)
+    with db.db:
+        db.db.execute("PRAGMA user_version = 4")
+    db.close()
+    upgraded = Store(path)
+    runs = [upgraded.run_by_name(name) for name in ("c", "s", "r", "m")]
+    assert [(r.suite, r.plan["suite"]) for r in runs] == [("", ""), ("", ""), ("findings",) * 2, ("quick",) * 2]
+    assert runs[0].plan["workload"] == [] and runs[0].kind == "capacity"
+    upgraded.close()
+
+
 def test_a_resumed_run_leaves_the_time_it_stood_stopped_out_of_its_measuring(tmp_path):
     """A machine that restarts records no signal: the stop is counted from the run's last sign of
     life (here its start, an hour ago) to the resume, and its measuring time leaves it out."""

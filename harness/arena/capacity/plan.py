@@ -11,7 +11,6 @@ from arena import options
 from arena.capacity.workloads import WorkloadPoint, chosen, parse_slo, search_parameters
 from arena.host import cores
 from arena.impls import catalog
-from arena.kind import CAPACITY as KIND
 from arena.kind import Plan, repetitions
 
 
@@ -27,7 +26,6 @@ def planned(options: argparse.Namespace) -> CapacityPlan:
     chosen(options.workload)
     catalog.rows(options.impl, catalog.load, lambda _: None)
     return CapacityPlan(
-        suite=KIND,
         impl=options.impl,
         cpus=cores.measured_budgets(options.cpus),
         repeat=repetitions(options.repeat) if options.repeat is not None else search_parameters().starts.most,

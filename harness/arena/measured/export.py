@@ -17,10 +17,10 @@ from arena.measured.measurement import Measurement
 from arena.measured.stats import NOISY_COV, summarize
 from arena.measured.store import Run
 
-SCHEMA = "arena.export/2"
-# The schemas `arena import` reads: version 1 named the REST kind `http` and its payload `HttpResult`
-# (spec/export.md), read as version 2 names them.
-READABLE = ("arena.export/1", SCHEMA)
+SCHEMA = "arena.export/3"
+# The schemas `arena import` reads: version 1 named the REST kind `http` and its payload `HttpResult`,
+# version 2 a capacity or soak run's kind as its suite (spec/export.md): read as version 3 writes them.
+READABLE = ("arena.export/1", "arena.export/2", SCHEMA)
 # A repetition with one of these flags is kept in the measurements but left out of the summaries,
 # as the tables leave it out of their medians.
 UNCOUNTED = {Flag.UNSTEADY, Flag.CRASHED}

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from arena.errors import UsageError
 from arena.measured.export import READABLE, SCHEMA
-from arena.measured.measurement import Measurement, Outcome, decode, kind_named
+from arena.measured.measurement import Measurement, Outcome, decode, kind_named, suite_named
 from arena.measured.store import Run, Store
 
 RUN_FIELDS = ("name", "kind", "suite", "started", "git_commit", "host", "plan")
@@ -38,12 +38,14 @@ def read(path: Path) -> tuple[Run, list[str], list[Measurement]]:
     if not isinstance(given, dict) or any(key not in given for key in RUN_FIELDS):
         raise UsageError(f"{path}: its run lacks one of {', '.join(RUN_FIELDS)}")
     try:
+        kind, plan = kind_named(str(given["kind"])), dict(given["plan"])
+        suite = suite_named(kind, str(given["suite"]))
         run = Run(
             id=0,
             name=str(given["name"]),
-            kind=kind_named(str(given["kind"])),
-            suite=str(given["suite"]),
-            plan={**dict(given["plan"]), "kind": kind_named(str(given["kind"]))},
+            kind=kind,
+            suite=suite,
+            plan={**plan, "kind": kind, **({"suite": suite} if "suite" in plan else {})},
             host=dict(given["host"]),
             git_commit=str(given["git_commit"]),
             git_dirty=bool(given.get("git_dirty", False)),

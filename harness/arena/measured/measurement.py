@@ -35,6 +35,12 @@ def kind_named(name: str) -> str:
     return RENAMED_KINDS.get(name, name)
 
 
+def suite_named(kind: str, suite: str) -> str:
+    """A run's suite as it is now: the profile its points came from. Until store schema 5 a kind
+    whose experiments have no profiles (capacity, soak) stored its own name there; now it is empty."""
+    return "" if suite == kind_named(kind) else suite
+
+
 def payload(cls: type) -> type:
     """Registers a payload dataclass under its class name, the tag it is stored with."""
     if cls.__name__ in _PAYLOADS and _PAYLOADS[cls.__name__] is not cls:

@@ -3,8 +3,8 @@
 A measurement is written in one transaction as soon as it is finished, so an interrupted run keeps
 everything it finished, and `--resume` finds what is left by its key. A store written before
 measurements had a typed outcome (schema 0), before runs recorded an interruption (schema 1) or a
-stop (schema 2), or while the REST kind was named `http` (schema 3), is upgraded in place when it
-is opened.
+stop (schema 2), while the REST kind was named `http` (schema 3), or while a kind without profiles
+stored its own name as its suite (schema 4), is upgraded in place when it is opened.
 
 The store is in WAL mode: a report or the dashboard reading while a run writes neither waits for
 the run nor makes it wait, and a write that cannot be made (a full disk) is rolled back whole, as a
@@ -27,7 +27,7 @@ from arena.errors import ArenaError, UsageError
 from arena.measured.measurement import RENAMED_KINDS, Measurement, Outcome, decode, encode
 from arena.paths import RESULTS
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 # How long a connection waits for another's write (a store opened as another is upgraded): never
 # reached by WAL's readers, and far above any single write.
 BUSY_TIMEOUT_S = 30
@@ -40,7 +40,7 @@ CREATE TABLE IF NOT EXISTS runs (
     finished REAL,                    -- NULL while running or when interrupted
     interrupted REAL,                 -- when Ctrl-C or a signal stopped it last; NULL otherwise
     paused REAL NOT NULL DEFAULT 0,   -- seconds it stood stopped before --resume continued it
-    suite TEXT NOT NULL,
+    suite TEXT NOT NULL,              -- the profile: quick, paper or findings; '' for capacity and soak
     plan TEXT NOT NULL,               -- JSON: the kind and the options the run was started with
     host TEXT NOT NULL,               -- JSON: CPU model, cores, kernel, memory
     git_commit TEXT NOT NULL,
@@ -88,7 +88,7 @@ class Run:
     id: int
     name: str
     kind: str  # 'rest' for `arena run`, 'micro' for `arena micro`, ... (arena/kind.py)
-    suite: str
+    suite: str  # the profile its points came from; '' for a kind without profiles
     plan: dict
     host: dict
     git_commit: str
@@ -139,6 +139,8 @@ class Store:
                 self.db.execute("ALTER TABLE runs ADD COLUMN paused REAL NOT NULL DEFAULT 0")
             if version < 4:  # schema 3: the REST kind was named `http`
                 _rename_kinds(self.db)
+            if version < 5:  # schema 4: capacity and soak runs named their kind as their suite
+                _clear_kind_suites(self.db)
             self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             self.db.commit()
         except (sqlite3.Error, KeyError, ValueError) as err:
@@ -374,6 +376,14 @@ def _rename_kinds(db: sqlite3.Connection) -> None:
         db.execute("UPDATE measurements SET kind = ? WHERE kind = ?", (new, old))
         db.execute(f"UPDATE runs SET plan = json_set(plan, '$.kind', ?) WHERE {kind_of_run} = ?", (new, old))
     db.execute(f"UPDATE runs SET plan = json_set(plan, '$.kind', 'rest') WHERE {kind_of_run} IS NULL")
+
+
+def _clear_kind_suites(db: sqlite3.Connection) -> None:
+    """The suite of every run whose kind has no profiles (it held the kind's name) made empty, in the
+    run and in its stored plan (measurement.suite_named)."""
+    db.execute(
+        "UPDATE runs SET suite = '', plan = json_set(plan, '$.suite', '') WHERE suite = json_extract(plan, '$.kind')"
+    )
 
 
 # --- schema 0: outcomes were sentinel keys inside `metrics` ----------------------------------------

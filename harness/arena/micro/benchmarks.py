@@ -16,7 +16,7 @@ from arena.paths import SPEC
 from arena.report import published
 from arena.report.published import Published
 
-SUITE_FILE = SPEC / "micro.toml"
+BENCHES_FILE = SPEC / "micro.toml"
 MODES = ("idiomatic", "copy")
 # The parameters of each bench (spec/micro.md), in the order labels show them.
 PARAMS = {
@@ -33,7 +33,7 @@ MAX = "max"  # spawn's `--procs max`: the harness searches for the largest N
 STARTS = ("warm", "cold")
 
 
-class SuiteError(UsageError):
+class BenchError(UsageError):
     """spec/micro.toml is unreadable or inconsistent, or a bench asked for does not exist."""
 
 
@@ -112,16 +112,16 @@ class Limits:
 
 def _read() -> dict:
     try:
-        return tomllib.loads(SUITE_FILE.read_text(encoding="utf-8"))
+        return tomllib.loads(BENCHES_FILE.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as err:
-        raise SuiteError(f"{SUITE_FILE}: {err}") from err
+        raise BenchError(f"{BENCHES_FILE}: {err}") from err
 
 
 def _bench(table: dict) -> Bench:
     try:
         required = {key: table[key] for key in ("id", "title", "source", "metric", "unit", "axis")}
         if table["better"] not in ("higher", "lower"):
-            raise SuiteError(f"{SUITE_FILE}: bench {table['id']}: better must be 'higher' or 'lower'")
+            raise BenchError(f"{BENCHES_FILE}: bench {table['id']}: better must be 'higher' or 'lower'")
         bench = Bench(
             **required,
             higher_is_better=table["better"] == "higher",
@@ -130,9 +130,9 @@ def _bench(table: dict) -> Bench:
             published=published.parse(table.get("published", [])),
         )
     except (KeyError, TypeError) as err:
-        raise SuiteError(f"{SUITE_FILE}: bench {table.get('id', '?')}: missing or bad field {err}") from None
+        raise BenchError(f"{BENCHES_FILE}: bench {table.get('id', '?')}: missing or bad field {err}") from None
     if bench.id not in PARAMS:
-        raise SuiteError(f"{SUITE_FILE}: unknown bench {bench.id!r} (spec/micro.md defines {', '.join(PARAMS)})")
+        raise BenchError(f"{BENCHES_FILE}: unknown bench {bench.id!r} (spec/micro.md defines {', '.join(PARAMS)})")
     for name, profile in bench.profiles.items():
         unknown = set(profile) - set(PARAMS[bench.id]) - {"modes", "cpus", "max", "starts"}
         if (
@@ -140,7 +140,9 @@ def _bench(table: dict) -> Bench:
             or not set(profile.get("modes", [])) <= set(MODES)
             or not set(profile.get("starts", [])) <= set(STARTS)
         ):
-            raise SuiteError(f"{SUITE_FILE}: bench {bench.id} profile {name}: unknown keys or modes {sorted(unknown)}")
+            raise BenchError(
+                f"{BENCHES_FILE}: bench {bench.id} profile {name}: unknown keys or modes {sorted(unknown)}"
+            )
     return bench
 
 
@@ -150,20 +152,20 @@ def load(ids: list[str] | None = None) -> list[Bench]:
     known = [b.id for b in benches]
     unknown = [i for i in ids or [] if i not in known]
     if unknown:
-        raise SuiteError(f"unknown bench(es): {', '.join(unknown)} (known: {', '.join(known)})")
+        raise BenchError(f"unknown bench(es): {', '.join(unknown)} (known: {', '.join(known)})")
     return [b for b in benches if not ids or b.id in ids]
 
 
 def limits(suite: str) -> Limits:
     table = _read().get("limits", {}).get(suite)
     if not table:
-        raise SuiteError(f"{SUITE_FILE}: no [limits.{suite}]")
+        raise BenchError(f"{BENCHES_FILE}: no [limits.{suite}]")
     try:
         return Limits(
             float(table["seconds"]), int(table["memory_mb"]), int(table["max_memory_mb"]), float(table["warmup_s"])
         )
     except (KeyError, TypeError, ValueError) as err:
-        raise SuiteError(f"{SUITE_FILE}: [limits.{suite}]: missing or bad field {err}") from None
+        raise BenchError(f"{BENCHES_FILE}: [limits.{suite}]: missing or bad field {err}") from None
 
 
 def points(bench: Bench, suite: str, chosen: list[int] | None = None) -> list[BenchPoint]:
@@ -181,7 +183,7 @@ def points(bench: Bench, suite: str, chosen: list[int] | None = None) -> list[Be
     ]
     if profile.get("max"):
         made.append(BenchPoint(bench, "idiomatic", {"procs": MAX}))
-    return numbered(made, chosen, f"{bench.id} [{suite}]", SuiteError)
+    return numbered(made, chosen, f"{bench.id} [{suite}]", BenchError)
 
 
 def budgets(bench: Bench, suite: str, machine: int) -> list[int]:

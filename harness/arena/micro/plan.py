@@ -22,6 +22,7 @@ SEARCH_S = 30.0  # a spawn search, for the ETA
 
 @dataclass(frozen=True)
 class MicroPlan(Plan):
+    suite: str = "quick"
     bench: list[str] = field(default_factory=list)  # none named: every bench
     point: list[int] = field(default_factory=list)  # only these points of its profile, by number
 

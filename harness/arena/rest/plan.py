@@ -35,6 +35,7 @@ def estimate(point: scenarios.ScenarioPoint, cpus: int, first: bool) -> float:
 
 @dataclass(frozen=True)
 class RestPlan(Plan):
+    suite: str = "quick"
     scenario: list[str] = field(default_factory=list)  # none named: every experiment
     point: list[int] = field(default_factory=list)  # only these points of its profile, by number
     # The load engine and Locust's workers (a plan stored before Locust has none: loadgen on loopback).

@@ -13,8 +13,8 @@ from arena.capacity.plan import CapacityPlan
 from arena.errors import UsageError
 from arena.host import cores
 from arena.impls import catalog
-from arena.kind import CAPACITY, Plan, repetitions
 from arena.kind import SOAK as KIND
+from arena.kind import Plan, repetitions
 from arena.measured.store import Store
 from arena.soak import edges
 from arena.soak.parameters import load
@@ -75,7 +75,6 @@ def checked(options: argparse.Namespace) -> SoakPlan:
     if not 0 < share <= 1:
         raise UsageError(f"--share {share:g}: give a share of the edge in (0, 1]")
     return SoakPlan(
-        suite=KIND,
         impl=options.impl,
         cpus=cores.measured_budgets(options.cpus),
         repeat=repetitions(options.repeat),
@@ -97,7 +96,7 @@ def without_edge(options: argparse.Namespace) -> list[str]:
 def edges_first(missing: list[str], workload: str, options: argparse.Namespace) -> CapacityPlan:
     """The capacity run a soak takes its rates from where no edge is stored (`without_edge`): the
     soak's workload on the soak's budgets, one start each (spec/soak.md)."""
-    return CapacityPlan(suite=CAPACITY, impl=missing, cpus=checked(options).cpus, repeat=1, workload=[workload])
+    return CapacityPlan(impl=missing, cpus=checked(options).cpus, repeat=1, workload=[workload])
 
 
 def planned(options: argparse.Namespace) -> SoakPlan:
