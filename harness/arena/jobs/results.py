@@ -110,7 +110,9 @@ def _page(
         "",
         f"Made by `./arena results` from the runs kept in `{kept_in}/` (do not edit by hand: "
         "a test fails when this page differs from what the command makes of them). Each command's newest "
-        "reference, with the machine, commit and command that measured it in its folder's README.",
+        "reference, with the machine, commit and command that measured it in its folder's README. "
+        "Its charts are images the same command draws into `docs/results/`, made again from the "
+        "reference rather than kept in the repository.",
         "",
         "| command | runs | commit | measured | machine |",
         "|---|---:|---|---|---|",
