@@ -27,7 +27,6 @@ from arena.kind import noisy as kind_noisy
 from arena.measured import export, importing, kept
 from arena.measured.store import Store
 from arena.paths import ROOT
-from arena.report.render import images
 
 
 def cmd_report(args: argparse.Namespace, console: Console) -> int:
@@ -93,11 +92,8 @@ def cmd_results(args: argparse.Namespace, console: Console) -> int:
         results.PAGE: made.page,
         results.README: results.readme(results.README.read_text(encoding="utf-8"), made.headline),
     }
+    # The charts are not among them: they are drawn here, never tracked, so a clone has none to check.
     stale = [path for path, text in files.items() if not path.exists() or path.read_text(encoding="utf-8") != text]
-    charts = [
-        results.CHARTS / name for stem, tables in made.charts.items() for name in images.chart_names(stem, tables)
-    ]
-    stale += [path for path in charts if not path.exists()]
     shown = ", ".join(str(path.relative_to(ROOT)) for path in stale)
     if args.check:
         if stale:
@@ -106,8 +102,7 @@ def cmd_results(args: argparse.Namespace, console: Console) -> int:
         console.line("docs/results.md and the README's headline are what reference/ makes")
         return 0
     for path in stale:
-        if path in files:
-            path.write_text(files[path], encoding="utf-8")
+        path.write_text(files[path], encoding="utf-8")
     console.line(f"{shown or 'nothing'} rewritten, from the reference of {', '.join(kept.newest())}")
     with console.working("drawing the page's charts"):
         drawn = results.draw(made)
