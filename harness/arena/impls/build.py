@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import subprocess
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
@@ -44,6 +47,16 @@ def tail(path: Path, lines: int = 20) -> str:
         return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
     except OSError:
         return "(no log)"
+
+
+@contextlib.contextmanager
+def exclusive(manifest: Manifest) -> Iterator[None]:
+    """Holds the implementation's build to one process and thread at a time (`arena test` builds
+    in a lane beside tests that build Go for themselves): a second waits, then finds it up to date."""
+    STAMPS.mkdir(parents=True, exist_ok=True)
+    with (STAMPS / f"{manifest.build_key}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
 
 
 def up_to_date(manifest: Manifest) -> bool:

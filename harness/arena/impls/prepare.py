@@ -28,11 +28,12 @@ def prepare(manifest: Manifest, toolchains: Toolchains, console: Console, force:
     if not available.ok:
         console.line(f"  {manifest.name}: unavailable: {available.reason}")
         return Prepared(manifest, False, f"unavailable: {available.reason}", unavailable=True)
-    if not force and builder.up_to_date(manifest):
-        console.line(f"  {manifest.name}: build up to date")
-        return Prepared(manifest, True)
-    with console.working(f"  {manifest.name}: building"):
-        result = builder.build(manifest, force=force)
+    with builder.exclusive(manifest):
+        if not force and builder.up_to_date(manifest):
+            console.line(f"  {manifest.name}: build up to date")
+            return Prepared(manifest, True)
+        with console.working(f"  {manifest.name}: building"):
+            result = builder.build(manifest, force=force)
     if result.ok:
         console.line(f"  {manifest.name}: built in {result.seconds:.1f} s")
     else:

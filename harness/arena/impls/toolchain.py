@@ -8,12 +8,14 @@ from __future__ import annotations
 import os
 import subprocess
 from dataclasses import dataclass
+from pathlib import Path
 
 from arena.impls.catalog import Manifest, Toolchain
 from arena.paths import RESULTS
 
 CHECK_TIMEOUT = 60
 INSTALL_TIMEOUT = 1800
+APT_LOCK = Path("/tmp/arena-apt.lock")  # one apt-get at a time, machine-wide, as dpkg allows
 
 
 @dataclass(frozen=True)
@@ -79,7 +81,11 @@ class Toolchains:
         try:
             with log.open("a") as out:
                 done = subprocess.run(
-                    ["sh", "-c", command],
+                    # apt-get run by two of Arena's processes at once (a test beside the build
+                    # lane) would find dpkg's lock taken and fail: the second waits for the first.
+                    ["flock", str(APT_LOCK), "sh", "-c", command]
+                    if command.startswith("apt-get")
+                    else ["sh", "-c", command],
                     stdout=out,
                     stderr=subprocess.STDOUT,
                     timeout=INSTALL_TIMEOUT,
