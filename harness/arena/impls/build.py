@@ -51,8 +51,8 @@ def tail(path: Path, lines: int = 20) -> str:
 
 @contextlib.contextmanager
 def exclusive(manifest: Manifest) -> Iterator[None]:
-    """Holds the implementation's build to one process and thread at a time (`arena test` builds
-    in a lane beside tests that build Go for themselves): a second waits, then finds it up to date."""
+    """Holds the implementation's build to one process at a time (a run started on a clone while
+    `arena test` builds there): a second waits, then finds it up to date."""
     STAMPS.mkdir(parents=True, exist_ok=True)
     with (STAMPS / f"{manifest.build_key}.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)

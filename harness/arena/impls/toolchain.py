@@ -81,8 +81,8 @@ class Toolchains:
         try:
             with log.open("a") as out:
                 done = subprocess.run(
-                    # apt-get run by two of Arena's processes at once (a test beside the build
-                    # lane) would find dpkg's lock taken and fail: the second waits for the first.
+                    # apt-get run by two of Arena's processes at once (a run beside a test, on two
+                    # clones) would find dpkg's lock taken and fail: the second waits for the first.
                     ["flock", str(APT_LOCK), "sh", "-c", command]
                     if command.startswith("apt-get")
                     else ["sh", "-c", command],
