@@ -13,6 +13,7 @@ from arena.findings.values import Index
 from arena.kind import main_metrics
 from arena.measured import export, importing
 from arena.measured.measurement import Measurement, Outcome
+from arena.measured.stats import can_be_zero, t95
 from arena.measured.store import Store
 from arena.paths import ROOT
 from test_export import search
@@ -62,9 +63,13 @@ def test_no_summary_leaves_its_domain_or_is_narrower_than_its_resolution(kept):
             where = f"{summary['impl']} {summary['experiment']} {summary['point']} {name}: {shown}"
             if min(values) >= 0:
                 assert low is None or low >= 0, where
-            if min(values) > 0:
+            if min(values) > 0 and not can_be_zero(name):  # a quantity that varies by a factor
                 assert low is None or low > 0, where
             resolution = max(export.counted_values(group, f"{name}_resolution"), default=0.0)
+            if can_be_zero(name) and len(values) > 1:
+                # The mean's interval: within its t's reach of the values, whatever their ratio.
+                reach = t95(len(values) - 1) * (max(values) - min(values))
+                assert high <= max(values) * (1 + resolution) + reach, where
             if median > 0 and resolution:
                 assert low is None or low <= median / (1 + resolution) * (1 + 1e-9), where
                 assert high is None or high >= median * (1 + resolution) * (1 - 1e-9), where

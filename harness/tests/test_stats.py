@@ -2,7 +2,7 @@ import math
 
 import pytest
 
-from arena.measured.stats import log_interval, ratio, summarize
+from arena.measured.stats import can_be_zero, log_interval, ratio, summarize, t95
 from arena.report.tables import ONCE, Cell, Column, Row, Section, Table, legend
 
 
@@ -46,6 +46,18 @@ def test_a_number_that_can_be_zero_gets_the_means_interval_cut_at_zero():
     assert (s.ci_low, s.ci_high) == (0.0, pytest.approx(2.0 + half))
     slopes = summarize([-1.0, 1.0, 3.0])  # a slope may fall: its interval may too
     assert slopes.ci_low == pytest.approx(1.0 - half)
+
+
+def test_a_metric_whose_zero_is_an_outcome_keeps_the_means_interval_when_every_value_is_above_zero():
+    # Java's warm-ups of blog-ab in run 20261205-113017: one took 8 µs, and on the logarithms the
+    # geometric mean's interval reached twelve million seconds.
+    warmups = [10.818764, 8e-06, 2.147855]
+    assert can_be_zero("steady_s") and can_be_zero("errors.status") and not can_be_zero("p99_ms")
+    s = summarize(warmups, can_be_zero=can_be_zero("steady_s"))
+    mean = sum(warmups) / 3
+    stdev = (sum((x - mean) ** 2 for x in warmups) / 2) ** 0.5
+    assert (s.ci_low, s.ci_high) == (0.0, pytest.approx(mean + t95(2) * stdev / 3**0.5))
+    assert summarize(warmups).ci_high > 1e6  # what a time that varies by a factor would get
 
 
 def test_an_interval_is_never_narrower_than_the_numbers_resolution():

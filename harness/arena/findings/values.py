@@ -19,6 +19,7 @@ from arena.measured.stats import (
     NO_INTERVAL,
     SMALLEST_CHANGE,
     Ratio,
+    can_be_zero,
     p_two_sided,
     summarize,
     t95,
@@ -73,12 +74,15 @@ def _number(x: float) -> str:
     return f"{x:.3g}"
 
 
-def value_of(numbers: list[float], bounded: bool, higher_is_better: bool, resolution: float = 0.0) -> Value:
+def value_of(
+    numbers: list[float], bounded: bool, higher_is_better: bool, resolution: float = 0.0, zero: bool = False
+) -> Value:
     """The numbers' median and 95% interval, as every table and export gives them (stats.summarize:
     a positive number's is the geometric mean's, never narrower than `resolution` either side of
     the median — repetitions that all count ten requests say ten give or take one, not exactly
-    ten); open on the claimed side where the engine bounded the number."""
-    summary = summarize(numbers, resolution)
+    ten); the mean's, cut at zero, for a metric whose zero is an outcome (`zero`:
+    stats.can_be_zero); open on the claimed side where the engine bounded the number."""
+    summary = summarize(numbers, resolution, zero)
     # One repetition has no interval; a rule takes it only as an engine's bound (rules.Case.value),
     # whose open side is the claim: at least the value measured.
     low = summary.ci_low if summary.ci_low is not None else summary.median
@@ -280,7 +284,7 @@ class Index:
             # Bounded as the export's summary is (measured/export.py): where the engine bounded this
             # number in a repetition that counts.
             bounded = any(engine_bound(m, metric) for m in group if m.measured and not UNCOUNTED & set(m.flags))
-            value = value_of(numbers, bounded, higher_is_better, resolution) if numbers else None
+            value = value_of(numbers, bounded, higher_is_better, resolution, can_be_zero(metric)) if numbers else None
             exported = [values_of(m) for m in group]
             if value is not None and metric in CEILED and (shares := counted_values(group, "ceiling_share")):
                 why = next((str(v["ceiling_why"]) for v in exported if v.get("ceiling_why")), "")

@@ -134,12 +134,26 @@ class Summary:
         return f"{value} [{self.ci_low * scale:.{digits}f}, {self.ci_high * scale:.{digits}f}]"
 
 
-def summarize(values: list[float], resolution: float = 0.0) -> Summary:
+# Metrics whose zero is an outcome, not a limit they approach: events counted (errors, drops), the
+# seconds a warm-up took where it may take none, the CPU a database spent where the point gave it
+# nothing to do. They add up rather than vary by a factor, so their interval is the mean's, cut at
+# zero, even where every repetition gave more than zero: Java's warm-ups of blog-ab in run
+# 20261205-113017, 10.8 s, 8 µs and 2.1 s, gave a geometric mean's interval of [0.0, 12,377,370] s.
+CAN_BE_ZERO = frozenset({"errors", "error_ratio", "dropped", "steady_s", "warmup_s", "db_cpu_s", "db_cpu_per_1k"})
+
+
+def can_be_zero(metric: str) -> bool:
+    """Whether the metric's zero is an outcome (`CAN_BE_ZERO`, and each kind of error counted apart)."""
+    return metric in CAN_BE_ZERO or metric.startswith("errors.")
+
+
+def summarize(values: list[float], resolution: float = 0.0, can_be_zero: bool = False) -> Summary:
     """The median of repeated measurements of one number and the 95% interval of its centre, the one
     interval every table, export, comparison and verdict shows (spec/export.md, "Intervals"):
-    - for values all above zero (rates, times, memory: quantities that vary by a factor), the
+    - for values all above zero of a quantity that varies by a factor (rates, times, memory), the
       geometric mean's, Student's t on the logarithms (`log_interval`): never below zero;
-    - for values of which some are zero and none below (errors, drops), the mean's, cut at zero;
+    - for values of which some are zero and none below, or of a quantity whose zero is an outcome
+      (`can_be_zero`: errors, drops, a warm-up), the mean's, cut at zero;
     - for values that may be negative (a slope, a drift), the mean's;
     each widened to hold the median, and to `resolution` (a share) either side of it: the least a
     number is known to — a count to one of it, a search's edge to its bracket, a latency to the
@@ -153,7 +167,7 @@ def summarize(values: list[float], resolution: float = 0.0) -> Summary:
         return Summary(n, median, mean, None, None, None)
     stdev = statistics.stdev(values)
     cov = stdev / abs(mean) if mean else None
-    found = log_interval(values)
+    found = None if can_be_zero else log_interval(values)
     if found is None:
         half = t95(n - 1) * stdev / math.sqrt(n)
         found = (max(mean - half, 0.0) if min(values) >= 0 else mean - half, mean + half)
