@@ -12,6 +12,7 @@ import json
 
 from arena.compare.model import Side
 from arena.errors import UsageError
+from arena.kind import COMMANDS
 from arena.measured import kept
 from arena.measured.store import Run, Store
 from arena.report.provenance import shown
@@ -49,11 +50,16 @@ def _side(store: Store, name: str) -> tuple[Side, Run]:
 
 
 def _reference(other: Run) -> tuple[Side, Run]:
-    """The kept runs of the other side's kind, the newest measurement of each command, as one side;
-    its first run stands for its provenance, with what has changed since in the code that measured it."""
+    """The kept runs of the other side's kind as one side: the reference of the command that runs
+    that kind (`arena run`'s for a REST run), else those of `arena findings --measure`, which measure
+    the kind at the seeds' points. Its first run stands for its provenance, with what has changed
+    since in the code that measured it. Never both: one point measured by two commands, on two
+    commits, is not one side."""
     folders = kept.newest()
     with kept.imported(folders) as (held, imported):
         found = [(command, run) for command, runs in imported.items() for run in runs if run.kind == other.kind]
+        own = [(command, run) for command, run in found if command == COMMANDS.get(other.kind)]
+        found = own or found
         if not found:
             commands = ", ".join(imported) or "nothing"
             raise UsageError(f"reference/ keeps no {other.kind} run to compare {other.name} with (it keeps {commands})")
