@@ -53,7 +53,7 @@ def test_a_metric_whose_zero_is_an_outcome_keeps_the_means_interval_when_every_v
     # geometric mean's interval reached twelve million seconds.
     warmups = [10.818764, 8e-06, 2.147855]
     assert can_be_zero("steady_s") and can_be_zero("errors.status") and not can_be_zero("p99_ms")
-    s = summarize(warmups, can_be_zero=can_be_zero("steady_s"))
+    s = summarize(warmups, metric="steady_s")
     mean = sum(warmups) / 3
     stdev = (sum((x - mean) ** 2 for x in warmups) / 2) ** 0.5
     assert (s.ci_low, s.ci_high) == (0.0, pytest.approx(mean + t95(2) * stdev / 3**0.5))

@@ -23,7 +23,7 @@ from arena.compare.model import MainMetrics, point_label
 from arena.errors import UsageError
 from arena.measured.export import counted_values
 from arena.measured.measurement import Measurement
-from arena.measured.stats import can_be_zero, summarize, t95
+from arena.measured.stats import summarize, t95
 from arena.measured.store import Run, Store
 
 PENALTY = 4.0  # times ln(n)
@@ -110,7 +110,7 @@ def _entry(run: Run, group: list[Measurement], metric: str) -> Entry | None:
     samples = counted_values(group, metric)
     if not samples:
         return None
-    summary = summarize(samples, can_be_zero=can_be_zero(metric))
+    summary = summarize(samples, metric=metric)
     versions = next((m.versions for m in group if m.versions), {})
     low, high = summary.ci_low, summary.ci_high
     return Entry(run.name, run.started, run.git_commit, versions, summary.median, low, high, summary.n)

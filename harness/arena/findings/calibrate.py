@@ -42,7 +42,7 @@ from arena.findings.judge import case_key, judge
 from arena.findings.rules import order_key
 from arena.findings.values import Cell, Index, value_of
 from arena.findings.verdict import ALPHA, Verdict
-from arena.measured.stats import SMALLEST_CHANGE, can_be_zero
+from arena.measured.stats import SMALLEST_CHANGE
 from arena.report.tables import Cell as Shown
 from arena.report.tables import Column, Row, Table
 
@@ -138,10 +138,8 @@ class Replayed:
         if key not in self._drawn:
             cells = self._index.cells(*key)
             groups = self._prepared.get(key)
-            zero = can_be_zero(metric)
-            self._drawn[key] = (
-                _drawn(groups, cells, higher_is_better, zero, self._rng, self._slots) if groups else cells
-            )
+            drawn = _drawn(groups, cells, higher_is_better, metric, self._rng, self._slots) if groups else cells
+            self._drawn[key] = drawn
         return self._drawn[key]
 
 
@@ -202,7 +200,7 @@ def prepared(planted: list[tuple[Test, Plant]], cells: list[Cell]) -> list[Group
 
 
 def _drawn(
-    groups: list[Group], cells: list[Cell], higher: bool, zero: bool, rng: random.Random, slots: int = 0
+    groups: list[Group], cells: list[Cell], higher: bool, metric: str, rng: random.Random, slots: int = 0
 ) -> list[Cell]:
     """The cells with new numbers for each repetition (or for `slots` repetitions, as many as a run
     might take): every side of a case about one side's centre, with the case's scatter drawn anew,
@@ -223,7 +221,7 @@ def _drawn(
             centre = statistics.fmean(math.log(x) for x in donor.numbers)
             factor = group.factors[id(cell)]
             numbers = {k: math.exp(centre + moved[k] + group.own.draw(rng)) * factor for k in keys[id(cell)]}
-            value = value_of(list(numbers.values()), donor.value.bounded, higher, donor.value.resolution, zero)
+            value = value_of(list(numbers.values()), donor.value.bounded, higher, donor.value.resolution, metric)
             value = dataclasses.replace(
                 value,
                 ceiling=donor.value.ceiling,

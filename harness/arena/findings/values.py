@@ -19,7 +19,6 @@ from arena.measured.stats import (
     NO_INTERVAL,
     SMALLEST_CHANGE,
     Ratio,
-    can_be_zero,
     p_two_sided,
     summarize,
     t95,
@@ -75,14 +74,14 @@ def _number(x: float) -> str:
 
 
 def value_of(
-    numbers: list[float], bounded: bool, higher_is_better: bool, resolution: float = 0.0, zero: bool = False
+    numbers: list[float], bounded: bool, higher_is_better: bool, resolution: float = 0.0, metric: str = ""
 ) -> Value:
     """The numbers' median and 95% interval, as every table and export gives them (stats.summarize:
     a positive number's is the geometric mean's, never narrower than `resolution` either side of
     the median — repetitions that all count ten requests say ten give or take one, not exactly
-    ten); the mean's, cut at zero, for a metric whose zero is an outcome (`zero`:
-    stats.can_be_zero); open on the claimed side where the engine bounded the number."""
-    summary = summarize(numbers, resolution, zero)
+    ten); the mean's, cut at zero, for a `metric` whose zero is an outcome
+    (stats.can_be_zero); open on the claimed side where the engine bounded the number."""
+    summary = summarize(numbers, resolution, metric)
     # One repetition has no interval; a rule takes it only as an engine's bound (rules.Case.value),
     # whose open side is the claim: at least the value measured.
     low = summary.ci_low if summary.ci_low is not None else summary.median
@@ -284,7 +283,7 @@ class Index:
             # Bounded as the export's summary is (measured/export.py): where the engine bounded this
             # number in a repetition that counts.
             bounded = any(engine_bound(m, metric) for m in group if m.measured and not UNCOUNTED & set(m.flags))
-            value = value_of(numbers, bounded, higher_is_better, resolution, can_be_zero(metric)) if numbers else None
+            value = value_of(numbers, bounded, higher_is_better, resolution, metric) if numbers else None
             exported = [values_of(m) for m in group]
             if value is not None and metric in CEILED and (shares := counted_values(group, "ceiling_share")):
                 why = next((str(v["ceiling_why"]) for v in exported if v.get("ceiling_why")), "")

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from arena.measured.flags import Flag
 from arena.measured.measurement import Measurement
-from arena.measured.stats import NOISY_COV, can_be_zero, summarize
+from arena.measured.stats import NOISY_COV, summarize
 from arena.measured.store import Run
 
 SCHEMA = "arena.export/3"
@@ -68,7 +68,7 @@ def summary_of(measurements: list[Measurement], metric: str, higher_is_better: b
     if not found:
         return None
     resolution = max(counted_values(measurements, f"{metric}_resolution"), default=0.0)
-    summary = summarize(found, resolution, can_be_zero(metric))
+    summary = summarize(found, resolution, metric)
     made = {"median": summary.median, "low": summary.ci_low, "high": summary.ci_high, "n": summary.n}
     made["cov"] = summary.cov
     counted = [m for m in measurements if m.measured and not UNCOUNTED & set(m.flags)]

@@ -147,13 +147,13 @@ def can_be_zero(metric: str) -> bool:
     return metric in CAN_BE_ZERO or metric.startswith("errors.")
 
 
-def summarize(values: list[float], resolution: float = 0.0, can_be_zero: bool = False) -> Summary:
+def summarize(values: list[float], resolution: float = 0.0, metric: str = "") -> Summary:
     """The median of repeated measurements of one number and the 95% interval of its centre, the one
     interval every table, export, comparison and verdict shows (spec/export.md, "Intervals"):
     - for values all above zero of a quantity that varies by a factor (rates, times, memory), the
       geometric mean's, Student's t on the logarithms (`log_interval`): never below zero;
     - for values of which some are zero and none below, or of a quantity whose zero is an outcome
-      (`can_be_zero`: errors, drops, a warm-up), the mean's, cut at zero;
+      (the `metric` named, where `can_be_zero`: errors, drops, a warm-up), the mean's, cut at zero;
     - for values that may be negative (a slope, a drift), the mean's;
     each widened to hold the median, and to `resolution` (a share) either side of it: the least a
     number is known to — a count to one of it, a search's edge to its bracket, a latency to the
@@ -167,7 +167,7 @@ def summarize(values: list[float], resolution: float = 0.0, can_be_zero: bool = 
         return Summary(n, median, mean, None, None, None)
     stdev = statistics.stdev(values)
     cov = stdev / abs(mean) if mean else None
-    found = None if can_be_zero else log_interval(values)
+    found = None if can_be_zero(metric) else log_interval(values)
     if found is None:
         half = t95(n - 1) * stdev / math.sqrt(n)
         found = (max(mean - half, 0.0) if min(values) >= 0 else mean - half, mean + half)

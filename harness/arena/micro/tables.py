@@ -17,7 +17,7 @@ from arena.kind import MICRO as KIND
 from arena.measured.export import counted_values
 from arena.measured.flags import Flag
 from arena.measured.measurement import Measurement, Outcome
-from arena.measured.stats import can_be_zero, summarize
+from arena.measured.stats import summarize
 from arena.micro.benchmarks import MAX, Bench
 from arena.micro.result import ProgramRun, SpawnSearch
 from arena.report import pivot
@@ -36,7 +36,7 @@ def _cell(group: list[Measurement], metric: str) -> tuple[Cell, bool]:
     if not good:
         return Cell("not run" if all(m.outcome is Outcome.NOT_RUN for m in group) else "FAILED"), False
     resolution = max(counted_values(group, f"{metric}_resolution"), default=0.0)
-    summary = summarize(good, resolution, can_be_zero(metric))
+    summary = summarize(good, resolution, metric)
     failed = len(group) - len(good)
     return Cell.value(summary, 1, digits(summary.median), f" ({failed} failed)" if failed else ""), summary.noisy()
 

@@ -15,7 +15,7 @@ from arena.engines.interface import ENGINE_BUSY_MAX
 from arena.kind import REST as KIND
 from arena.measured.flags import Flag
 from arena.measured.measurement import Measurement
-from arena.measured.stats import can_be_zero, ratio, summarize
+from arena.measured.stats import ratio, summarize
 from arena.report import pivot
 from arena.report.charts import Chart
 from arena.report.tables import Cell, Column, Report, Row, Section, Table, legend
@@ -184,7 +184,7 @@ def _our_rows(scenario: Scenario, measurements: list[Measurement], columns: list
                 cells.append(Cell("unsteady" if unsteady and not values else "-"))
                 continue
             resolution = max((v.get(f"{column}_resolution", 0.0) for v in values), default=0.0)
-            summary = summarize(samples, resolution, can_be_zero(column))
+            summary = summarize(samples, resolution, column)
             _, scale, digits = METRICS.get(column, (column, 1, 1))
             if column in MAIN_METRICS and bounded:  # the engine's limit: the server's own is beyond it
                 cells.append(Cell(summary.show_bound(MAIN_METRICS[column], scale, digits)))
@@ -328,7 +328,7 @@ def cold_start(measurements: list[Measurement]) -> Section | None:
                     Cell(impl),
                     Cell(str(cpus)),
                     Cell.value(summarize([m.payload.ready_s for m in starts]), 1, 2),
-                    Cell.value(summarize(reached, can_be_zero=True), 1, 1) if reached else Cell("never"),
+                    Cell.value(summarize(reached, metric="steady_s"), 1, 1) if reached else Cell("never"),
                     Cell(experiment),
                 ]
             )
