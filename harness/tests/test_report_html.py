@@ -12,11 +12,11 @@ from arena.cli.measuring import kinds
 from arena.findings.section import HEADING
 from arena.measured.store import Store
 from arena.paths import ROOT
-from arena.report.charts import BAR, LINE, PERCENTILE
+from arena.report.charts import BAR, LINE, PERCENTILE, Chart, Series, Value
 from arena.report.published import Published
 from arena.report.render import html
 from arena.report.render.browser import chromium
-from arena.report.tables import Report
+from arena.report.tables import Report, Section
 from arena.rest import charts as rest_charts
 from arena.rest import tables
 from conftest import needs_engine
@@ -122,3 +122,33 @@ def test_a_runs_report_shows_its_own_results_on_the_first_screen(fake_measuremen
         context.close()
     assert 0 < top < 900 - 100, top  # the table's head and some rows on the first screen
     assert unfolded == 0  # the untested findings wait behind their fold
+
+
+def test_a_long_legend_shows_every_series_and_leaves_the_plot_its_room(tmp_path):
+    """Chart.js gives a legend at most half its canvas and leaves out the rows beyond: a chart of
+    many long-named series (the micro benches' 28) grows until the last row shows, in a fold
+    opened after the page was drawn too."""
+    labels = [f"runtime-{n} idiomatic cpus=1 rounds=10000" for n in range(28)]
+    series = [
+        Series(label, [Value(float(n + 1)), Value(float(n + 2))], xs=[5000, 50000]) for n, label in enumerate(labels)
+    ]
+    chart = Chart("µs per message", LINE, "size", "µs", series)
+    sections = [Section("open", charts=[chart]), Section("folded", charts=[replace(chart, folded=True)])]
+    page_file = tmp_path / "report.html"
+    page_file.write_text(html.report(Report("long legends", sections=sections)), encoding="utf-8")
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(page_file.as_uri())
+        page.evaluate("document.querySelectorAll('details').forEach((d) => { d.open = true; })")
+        page.wait_for_timeout(500)
+        layouts = page.evaluate(
+            """() => [...document.querySelectorAll('canvas[data-chart]')].map((canvas) => {
+                 const { legend, chartArea } = Chart.getChart(canvas);
+                 const last = legend.legendHitBoxes[legend.legendHitBoxes.length - 1];
+                 return { rows: last.row + 1, bottom: last.top + last.height, legend: legend.bottom,
+                          plot: chartArea.bottom - chartArea.top }; })"""
+        )
+    assert len(layouts) == 2
+    for layout in layouts:
+        assert layout["rows"] > 5 and layout["bottom"] <= layout["legend"], layout
+        assert layout["plot"] >= 200, layout  # the plot is not squeezed to give the legend room

@@ -94,6 +94,23 @@
     },
   };
 
+  // Chart.js gives a legend at most half the canvas and leaves out the rows beyond, so after every
+  // layout (a fold opened, the window resized) the canvas's box is made tall enough for the plot's
+  // own room and each row of the legend; the box's new height lays the chart out once more.
+  const PLOT_HEIGHT = 308; // the plot and its axes: with a one-row legend, the stylesheet's 340 px
+  const legendRoom = {
+    id: "arenaLegendRoom",
+    afterLayout(chart) {
+      const boxes = chart.legend ? chart.legend.legendHitBoxes : [];
+      if (!chart.width || !boxes.length) return;
+      const rowHeight = boxes[0].height + chart.legend.options.labels.padding;
+      const legend = (boxes[boxes.length - 1].row + 1) * rowHeight + 10; // Chart.js's own 10 px under it
+      const wanted = Math.max(PLOT_HEIGHT + legend, 2 * legend);
+      const holder = chart.canvas.parentNode;
+      if (Math.abs(holder.clientHeight - wanted) > 1) holder.style.height = `${wanted}px`;
+    },
+  };
+
   // An interval's end, or the value itself when there is none. On a log axis a lower end at or
   // below zero cannot be drawn: the whisker stops at the value (the table gives the interval).
   function bound(v, key, log) {
@@ -164,7 +181,7 @@
     return {
       type: bar ? "barWithErrorBars" : withIntervals ? "lineWithErrorBars" : "line",
       data: bar ? { labels: chart.categories, datasets: barDatasets(chart) } : { datasets: lineDatasets(chart) },
-      plugins: [flagMarks],
+      plugins: [flagMarks, legendRoom],
       options: {
         animation: false,
         maintainAspectRatio: false,
@@ -188,8 +205,6 @@
   document.querySelectorAll("canvas[data-chart]").forEach((canvas) => {
     try {
       const chart = charts[Number(canvas.dataset.chart)];
-      // Room for the legend too, a row for every three series beyond the first six.
-      if (chart.series.length > 6) canvas.parentNode.style.height = `${300 + 22 * Math.ceil(chart.series.length / 3)}px`;
       new Chart(canvas, config(chart));
       drawn += 1;
     } catch (error) {
