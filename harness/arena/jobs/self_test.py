@@ -128,29 +128,27 @@ def _run(command: list[str], cwd: Path, log: Path, env: dict[str, str]) -> tuple
     return ok, detail
 
 
-def engine_build(engine: Loadgen, toolchains: Toolchains, console: Console) -> Step:
-    """The load engine built: the harness's integration tests use it."""
-    watch, name = Stopwatch(), "engine build (cargo build --release)"
+def engine_steps(engine: Loadgen, toolchains: Toolchains, console: Console) -> list[Step]:
+    """The load engine: built (the harness's integration tests use it), formatted, linted, tested."""
+    watch = Stopwatch()
     try:
         with console.working("  load engine: building"):
             engine.ensure(toolchains)
     except EngineError as err:
         console.line(f"  load engine: build FAILED: {err.line()}")
-        return Step(name, "failed", err.line(), watch.seconds)
+        return [Step("engine build (cargo build --release)", "failed", err.line(), watch.seconds)]
     console.line("  load engine: built")
-    return Step(name, "passed", seconds=watch.seconds)
-
-
-# The load engine's own checks; they time nothing, so they go in the test lane.
-ENGINE_CHECKS = [
-    ("engine format (cargo fmt)", ["cargo", "fmt", "--check"], "cargo-fmt"),
-    (
-        "engine lint (cargo clippy)",
-        ["cargo", "clippy", "--all-targets", "--locked", "--", "-D", "warnings"],
-        "cargo-clippy",
-    ),
-    ("engine unit tests (cargo test)", ["cargo", "test", "--locked"], "cargo-test"),
-]
+    cargo = [
+        ("engine format (cargo fmt)", ["cargo", "fmt", "--check"], "cargo-fmt"),
+        (
+            "engine lint (cargo clippy)",
+            ["cargo", "clippy", "--all-targets", "--locked", "--", "-D", "warnings"],
+            "cargo-clippy",
+        ),
+        ("engine unit tests (cargo test)", ["cargo", "test", "--locked"], "cargo-test"),
+    ]
+    built = Step("engine build (cargo build --release)", "passed", seconds=watch.seconds)
+    return [built] + [command_step(name, command, LOADGEN, log, console) for name, command, log in cargo]
 
 
 class Recorded(Console):
@@ -180,21 +178,20 @@ class Build:
 
 @dataclass
 class OwnTests:
-    """Steps of the test lane, and what they said, for their turn: the load engine's checks, or a
-    server's own tests once it is built (none when it has none or its build failed: its turn says
-    why)."""
+    """A server's own tests, run in the test lane once its build is done; None when it has none or
+    its build failed (its turn says why)."""
 
-    steps: list[Step]
+    step: Step | None
     said: list[str]
 
 
 class Lane:
     """Installs and builds implementations one after another, on a thread of its own; what each
-    says (its toolchain's installs included) is kept with its build. A second thread runs the load
-    engine's checks, then each server's own tests as soon as it is built: they time nothing, so they
-    go beside the builds and the micro-benchmarks' checks rather than before or after them. Neither
-    goes beside the harness's tests, which time real servers: builds there at nice 19 made a search
-    of a server of known capacity stop 9% short of it (451 requests/s of 497)."""
+    says (its toolchain's installs included) is kept with its build. A second thread runs each
+    server's own tests as soon as it is built: they time nothing, so they go beside the builds and
+    the micro-benchmarks' checks rather than after them. Neither goes beside the harness's tests,
+    which time real servers: builds there at nice 19 made a search of a server of known capacity
+    stop 9% short of it (451 requests/s of 497)."""
 
     def __init__(self) -> None:
         self.said = Recorded()
@@ -208,17 +205,6 @@ class Lane:
     def test(self, manifest: Manifest, building: Future[Build], db: Database) -> Future[OwnTests]:
         return self.tests.submit(self._own_tests, manifest, building, db)
 
-    def check_engine(self) -> Future[OwnTests]:
-        """The load engine's format, lint and unit tests (submitted first, they run first)."""
-        return self.tests.submit(self._engine_checks)
-
-    @staticmethod
-    def _engine_checks() -> OwnTests:
-        said = Recorded()
-        return OwnTests(
-            [command_step(name, command, LOADGEN, log, said) for name, command, log in ENGINE_CHECKS], said.lines
-        )
-
     def _build(self, manifest: Manifest) -> Build:
         watch, self.said = Stopwatch(), Recorded()
         prepared = prepare(manifest, self.toolchains, self.said)
@@ -228,11 +214,11 @@ class Lane:
     def _own_tests(manifest: Manifest, building: Future[Build], db: Database) -> OwnTests:
         """Its own tests, given the database in ARENA_DB_URL for their /record tests."""
         if not manifest.test_command or not building.result().prepared.ok:
-            return OwnTests([], [])
+            return OwnTests(None, [])
         said = Recorded()
         name, env = f"{manifest.name}: own tests", {"ARENA_DB_URL": db.url}
         step = command_step(name, manifest.test_command, manifest.folder, manifest.name, said, env=env)
-        return OwnTests([step], said.lines)
+        return OwnTests(step, said.lines)
 
     def close(self) -> None:
         """Drops the builds and tests not begun (after Ctrl-C) and waits for those under way."""
@@ -264,7 +250,7 @@ def server_steps(
     own = tested.result()
     for line in own.said:
         console.line(line)
-    steps = list(own.steps)
+    steps = [own.step] if own.step else []
     for cpus in cores.verified_budgets(None):
         watch = Stopwatch()
         found = verify.verified(manifest, cpus, db, console)
@@ -328,9 +314,8 @@ def run(names: list[str], engine: Loadgen, console: Console) -> int:
                 console,
             )
         )
-    with timed(parts, "load engine (build)"):
-        engine_built = engine_build(engine, toolchains, console)
-    steps.append(engine_built)
+    with timed(parts, "load engine (build, format, lint, unit tests)"):
+        steps += engine_steps(engine, toolchains, console)
     with timed(parts, "harness unit tests (pytest)"):
         steps.append(
             command_step(
@@ -342,37 +327,29 @@ def run(names: list[str], engine: Loadgen, console: Console) -> int:
             )
         )
     # The implementations are installed and built one after another in a lane of their own, beside
-    # the micro-benchmarks' checks, which time nothing, and a test lane of what times nothing either;
-    # the servers' checks, which time answers, wait for both lanes to end.
+    # the micro-benchmarks' checks, which time nothing; the servers' checks, which time answers,
+    # wait for the last build.
     lane = Lane()
     try:
         with database() as db:
-            checked = [lane.check_engine()] if engine_built.outcome == "passed" else []
             builds = [lane.submit(manifest) for manifest in [*micro, *servers]]
             tests = [lane.test(m, building, db) for m, building in zip(servers, builds[len(micro) :], strict=True)]
             for manifest, building in zip(micro, builds, strict=False):
                 with timed(parts, f"micro {manifest.name}"):
                     steps += micro_steps(manifest, building, console)
-            with timed(parts, "waiting for the lanes"), console.working("  the lanes' builds and tests"):
-                wait([*checked, *builds, *tests])  # nothing beside the checks that time the servers' answers
-            for engine_checks in checked:
-                console.line("\nload engine", style="bold")
-                for line in engine_checks.result().said:
-                    console.line(line)
-                steps += engine_checks.result().steps
             if servers:
+                with timed(parts, "waiting for the lanes"), console.working("  the servers' builds and own tests"):
+                    wait([*builds, *tests])  # nothing beside the checks that time the servers' answers
                 console.line(f"\n/record uses {db.described}")
-            for manifest, building, tested in zip(servers, builds[len(micro) :], tests, strict=True):
-                with timed(parts, manifest.name):
-                    steps += server_steps(manifest, building, tested, db, console)
+                for manifest, building, tested in zip(servers, builds[len(micro) :], tests, strict=True):
+                    with timed(parts, manifest.name):
+                        steps += server_steps(manifest, building, tested, db, console)
     finally:
         lane.close()
     lane_s = sum(building.result().seconds for building in builds)
-    tests_s = sum(step.seconds for tested in [*checked, *tests] for step in tested.result().steps)
+    tests_s = sum(own.step.seconds for own in (tested.result() for tested in tests) if own.step)
     console.line(f"\nthe build lane: {lane_s:.0f} s of installs and builds, beside the micro-benchmarks' checks")
-    console.line(
-        f"the test lane: {tests_s:.0f} s of the load engine's checks and the servers' own tests, beside the builds"
-    )
+    console.line(f"the test lane: {tests_s:.0f} s of the servers' own tests, beside the builds")
 
     console.line("\nsummary", style="bold")
     for step in steps:
