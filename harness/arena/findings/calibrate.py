@@ -138,8 +138,9 @@ class Replayed:
         if key not in self._drawn:
             cells = self._index.cells(*key)
             groups = self._prepared.get(key)
-            drawn = _drawn(groups, cells, higher_is_better, metric, self._rng, self._slots) if groups else cells
-            self._drawn[key] = drawn
+            self._drawn[key] = (
+                _drawn(groups, cells, higher_is_better, metric, self._rng, self._slots) if groups else cells
+            )
         return self._drawn[key]
 
 
