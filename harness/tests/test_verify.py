@@ -1,6 +1,8 @@
 """The conformance checks must fail, with a useful message, against a server that breaks the contract,
 and report every broken expectation of a check rather than the first."""
 
+from types import SimpleNamespace
+
 import pytest
 
 from arena.checks import verify
@@ -103,3 +105,16 @@ def test_a_passed_conformance_stands_until_the_build_runtime_budget_or_checks_ch
     (fake.folder / "server.py").write_text((fake.folder / "server.py").read_text() + "\n# again\n")
     assert verify.passed_before(fake, 1, None, console).status == "failed"
     assert verify.passed_before(fake, 1, None, console).status == "failed" and runs == [1, 2, 1, 1, 1]  # never kept
+
+
+def test_the_url_forms_are_one_skipped_check_where_another_budget_checked_them(fake, monkeypatch):
+    # Only the forms' part of conformance: the other checks are left out, the server really starts.
+    for checks in ("MAIN_CHECKS", "COSTLY_CHECKS", "MALFORMED_SETTINGS"):
+        monkeypatch.setattr(verify, checks, [])
+    tried = []
+    monkeypatch.setattr(verify.db_urls, "check_forms", lambda _m, cores, _db, _s, _r: tried.append(cores) or [])
+    db = SimpleNamespace(url="postgresql://arena:secret@127.0.0.1:5432/arena", reset=lambda: None)
+    assert verify.conformance(fake, [0], db, print) == [] and tried == [[0]]
+    (skipped,) = verify.conformance(fake, [0], db, print, forms_checked="checked with --cpus 1 above")
+    assert skipped.status == "skip" and skipped.detail() == "skipped: checked with --cpus 1 above"
+    assert tried == [[0]]  # not started for them again
