@@ -188,7 +188,11 @@ def check_slowloris(ctx: Context, window_s: int = WINDOW_S) -> str:
 
 def check_idle_connections(ctx: Context) -> str:
     with _watched(ctx, "idle") as watch:
+        # How long they took to open is shown: a server whose accept queue overflows makes its
+        # clients wait out a SYN retransmit (1 s) for each connection it dropped.
+        opening = time.monotonic()
         conns = _open(ctx.client.port, IDLE_CONNECTIONS, b"")
+        opened_s = time.monotonic() - opening
         what = f"{len(conns)} idle connections"
         try:
             taken_s = _taken_in(ctx, what)
@@ -199,7 +203,7 @@ def check_idle_connections(ctx: Context) -> str:
         finally:
             for conn in conns:
                 conn.close()
-    return f"{len(conns)} idle connections held; {_burst_note(taken_s)}{watch.note()}"
+    return f"{len(conns)} idle connections opened in {opened_s:.1f} s and held; {_burst_note(taken_s)}{watch.note()}"
 
 
 # --- volume: many clients at once, each sending one abusive request after another -------------------
