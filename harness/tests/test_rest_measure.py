@@ -29,6 +29,7 @@ def fixed_point(
     path: str = "/work",
     count_unsteady: bool = False,
     own_start: bool = False,
+    keep_alive: bool = False,
 ) -> ScenarioPoint:
     scenario = Scenario(
         id="fake-work",
@@ -39,7 +40,7 @@ def fixed_point(
         steps=[{"name": "work", "method": "GET", "path": path, "expect": [200]}],
         profiles={
             "quick": {
-                "model": {"kind": "fixed", "concurrency": 2, "keep_alive": False},
+                "model": {"kind": "fixed", "concurrency": 2, "keep_alive": keep_alive},
                 # Three slices must agree: this server's batches are a few tens of ms, noisy enough
                 # that two agree by chance before it is fast.
                 "warmup": {"slice_s": slice_s, "max_s": max_s, "window": 3, "rps_tolerance": rps_tolerance},
@@ -59,8 +60,10 @@ def task(
     repetition: int = 0,
     rps_tolerance=0.05,
     path: str = "/work",
+    keep_alive: bool = False,
 ) -> Task:
-    return Task("rest", manifest, fixed_point(requests, max_s, slice_s, rps_tolerance, path), 1, repetition, 1.0)
+    point = fixed_point(requests, max_s, slice_s, rps_tolerance, path, keep_alive=keep_alive)
+    return Task("rest", manifest, point, 1, repetition, 1.0)
 
 
 def measured(task: Task, engine, starts: Starts | None = None):
