@@ -114,7 +114,8 @@ def test_a_server_that_warms_up_is_measured_once_fast(tmp_path):
 @needs_engine
 def test_a_server_that_never_settles_is_flagged_unsteady(tmp_path):
     drifting = catalog.parse(write_manifest(tmp_path, "drifting", extra_env=', FAKE_DRIFT = "1"'))
-    m = measured(task(drifting, 100, max_s=2), loadgen.Loadgen())
+    # Few requests: past the warm-up each takes 200 ms (100 of them made this test last 13 s).
+    m = measured(task(drifting, 10, max_s=2), loadgen.Loadgen())
     assert m.measured and "unsteady" in m.flags
     assert m.payload.warmup["classification"] == "no steady state" and m.payload.warmup["steady_s"] is None
     # Bounded: no batch of the warm-up starts past max_s (an ever slower server makes each one
@@ -125,7 +126,7 @@ def test_a_server_that_never_settles_is_flagged_unsteady(tmp_path):
 @needs_engine
 def test_a_point_that_counts_unsteady_repetitions_flags_them_never_steady_and_counts_them(tmp_path):
     drifting = catalog.parse(write_manifest(tmp_path, "drifting", extra_env=', FAKE_DRIFT = "1"'))
-    point = fixed_point(100, max_s=2, count_unsteady=True)
+    point = fixed_point(10, max_s=2, count_unsteady=True)
     m = measured(Task("rest", drifting, point, 1, 0, 1.0), loadgen.Loadgen())
     assert m.measured and m.flags == ["never-steady"], m.flags
     assert m.payload.warmup["classification"] == "no steady state"
