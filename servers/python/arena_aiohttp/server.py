@@ -43,6 +43,10 @@ BACKLOG = 4096  # the kernel caps it at net.core.somaxconn
 HANDLER_ARGS: dict[str, object] = {"access_log": None, "keepalive_timeout": 75.0}
 SHUTDOWN_GRACE_S = 3.0  # answers in flight may finish; a long sort or poll is not waited out
 KILL_AFTER_S = 5.0  # a worker that has not exited this long after SIGTERM is killed
+# Held back from before the fork until each process's loop handles them: a SIGTERM to the process
+# group just after the first worker answered otherwise found the supervisor or a later worker still
+# without its handler, and ended it with status -15 instead of 0.
+STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
 
 
 class ClientErrors(logging.Filter):
@@ -103,8 +107,9 @@ async def serve(
         if not stopped.done():
             stopped.set_result(code)
 
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    for sig in STOP_SIGNALS:
         loop.add_signal_handler(sig, stop, 0)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
     store = await make_store(lambda: stop(1))
     records = Records(cfg.db, cfg.pool_per_worker)
     await records.start()
@@ -196,8 +201,9 @@ async def supervise(ends: list[socket.socket], children: dict[int, int]) -> int:
             all_exited.set_result(None)
 
     loop.add_signal_handler(signal.SIGCHLD, reap)
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    for sig in STOP_SIGNALS:
         loop.add_signal_handler(sig, stop_workers, 0)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
     reap()  # a worker that exited before the handler was there
     await all_exited
     return state["code"]
@@ -230,6 +236,7 @@ def main() -> int:
     if cfg.workers == 1:
         return run_worker(cfg, hello, sock, local_store, LocalCounter(), "single process")
     counter = SharedCounter()
+    signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
     children: dict[int, int] = {}
     ends: list[socket.socket] = []
     for index in range(cfg.workers):
