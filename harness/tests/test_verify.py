@@ -1,13 +1,15 @@
 """The conformance checks must fail, with a useful message, against a server that breaks the contract,
 and report every broken expectation of a check rather than the first."""
 
+import threading
+import time
 from types import SimpleNamespace
 
 import pytest
 
 from arena.checks import verify
 from arena.checks.client import Client, Reply
-from arena.checks.result import Severity
+from arena.checks.result import CheckResult, Severity
 from arena.console import Console
 from arena.host.process import free_port, running
 from arena.impls import catalog
@@ -118,3 +120,27 @@ def test_the_url_forms_are_one_skipped_check_where_another_budget_checked_them(f
     (skipped,) = verify.conformance(fake, [0], db, print, forms_checked="checked with --cpus 1 above")
     assert skipped.status == "skip" and skipped.detail() == "skipped: checked with --cpus 1 above"
     assert tried == [[0]]  # not started for them again
+
+
+@pytest.mark.parametrize(("budget", "at_once"), [([0], 2), ([0, 1], 1)])
+def test_the_url_forms_start_side_by_side_each_on_cores_of_its_own_and_report_in_order(monkeypatch, budget, at_once):
+    monkeypatch.setattr(verify.db_urls.cores, "machine_cores", lambda: [0, 1])
+    forms = [verify.db_urls.Form(f"form {n}", f"postgresql://u@h/{n}") for n in range(5)]
+    monkeypatch.setattr(verify.db_urls, "forms", lambda _db: forms)
+    lock, running_on, most = threading.Lock(), [], []
+
+    def check_form(_manifest, cores, _settings, form):
+        with lock:
+            assert not set(cores) & {core for taken in running_on for core in taken}  # no core shared
+            running_on.append(cores)
+            most.append(len(running_on))
+        time.sleep(0.05)
+        with lock:
+            running_on.remove(cores)
+        return CheckResult(form.name, 0.05)
+
+    monkeypatch.setattr(verify.db_urls, "check_form", check_form)
+    reported = []
+    results = verify.db_urls.check_forms(None, budget, None, {}, reported.append)
+    assert [r.name for r in results] == [r.name for r in reported] == [f.name for f in forms]
+    assert max(most) == at_once
