@@ -518,7 +518,10 @@ def abuse_list(window_s: int) -> list[tuple[str, Check]]:
     """The abuse checks, each abuse held for `window_s` (abuse.WINDOW_S in `arena verify --abuse`)."""
     held = functools.partial
     return [
-        (f"warm-up: normal clients for {abuse.WARM_S} s", abuse.warm_up),
+        (
+            f"warm-up: normal clients until their rate stops climbing ({abuse.WARM_S}-{abuse.WARM_MAX_S} s)",
+            abuse.warm_up,
+        ),
         (
             f"{abuse.SLOW_CONNECTIONS} slowloris connections for {window_s} s: others answered within "
             f"{abuse.BOUND_S:.0f} s",
