@@ -8,6 +8,7 @@ from __future__ import annotations
 from arena.capacity import sweep
 from arena.capacity.probe import Runner
 from arena.capacity.workloads import SearchParameters
+from arena.measured.plateau import until_plateau
 
 
 def saturate(runner: Runner, search: SearchParameters, at_least: float = 0.0) -> tuple[sweep.Level, float]:
@@ -15,11 +16,12 @@ def saturate(runner: Runner, search: SearchParameters, at_least: float = 0.0) ->
     `saturation_rise` more than the best run before it (a server still compiling answers more each
     run), after at least `at_least` seconds (a JIT's warm_s: its tiers plateau between them) and
     for at most `warm_max_s` or `at_least`. Returns the best run and the seconds they all took."""
-    runs: list[sweep.Level] = []
-    while len(runs) * search.saturation_s < max(search.warm_max_s, at_least):
-        run = sweep.level(runner, search.saturation_clients, None, search.saturation_s)
-        rising = not runs or run.throughput > (1 + search.saturation_rise) * max(r.throughput for r in runs)
-        runs.append(run)
-        if len(runs) * search.saturation_s >= at_least and not rising:
-            break
+    runs = until_plateau(
+        lambda: sweep.level(runner, search.saturation_clients, None, search.saturation_s),
+        lambda run: run.throughput,
+        search.saturation_s,
+        at_least,
+        search.warm_max_s,
+        search.saturation_rise,
+    )
     return max(runs, key=lambda r: r.throughput), len(runs) * search.saturation_s

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from arena.checks.client import Client
 from arena.checks.expect import Context
 from arena.host.process import Sampler
+from arena.measured.plateau import until_plateau
 
 BOUND_S = 1.0  # a normal request's answer, while the abuse goes on
 SLOW_CONNECTIONS = 1000
@@ -92,16 +93,15 @@ def warm_up(ctx: Context) -> str:
     one answers no more than WARM_RISE above the best before it, at least WARM_S: a fresh Scala start
     answered 235, 527 and 1,316 requests in its first three windows of 3 s here, and 3 s of it
     left its oversized-headers check to a server still compiling (no answer within 2 s)."""
-    seconds: list[int] = []
-    while len(seconds) < WARM_MAX_S:
+
+    def one_second() -> int:
         ends, count = time.monotonic() + 1, 0
         while time.monotonic() < ends:
             Client(ctx.client.port, host=ctx.client.host).call("GET", "/")
             count += 1
-        rising = not seconds or count > (1 + WARM_RISE) * max(seconds)
-        seconds.append(count)
-        if len(seconds) >= WARM_S and not rising:
-            break
+        return count
+
+    seconds = until_plateau(one_second, float, 1, WARM_S, WARM_MAX_S, WARM_RISE)
     shown = ", ".join(f"{count:,}" for count in seconds)
     return f"{sum(seconds):,} requests, each on a new connection, in {len(seconds)} s ({shown} a second)"
 

@@ -76,7 +76,7 @@ def forms(db: Database) -> list[Form]:
     return found
 
 
-def check_form(manifest: Manifest, cores: list[int], settings: dict[str, str], form: Form) -> CheckResult:
+def check_form(manifest: Manifest, budget: list[int], settings: dict[str, str], form: Form) -> CheckResult:
     """The server started with `form`'s URL serves a seeded record."""
     name = f"ARENA_DB_URL {form.name}"
     if form.skipped:
@@ -84,7 +84,7 @@ def check_form(manifest: Manifest, cores: list[int], settings: dict[str, str], f
     started, ctx = time.monotonic(), Context(client=Client(0), hello=b"")
     path = f"/record?name={SEEDED['name']}"
     try:
-        with running(manifest, len(cores), free_port(), {**settings, "ARENA_DB_URL": form.url}, cores) as server:
+        with running(manifest, len(budget), free_port(), {**settings, "ARENA_DB_URL": form.url}, budget) as server:
             ctx.client = Client(server.port)
             ctx.expect_json(ctx.client.call("GET", path), SEEDED)
     except ServerError as err:
