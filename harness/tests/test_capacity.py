@@ -14,7 +14,7 @@ import pytest
 from arena.capacity import edge, sweep, tables
 from arena.capacity import measure as capacity_measure
 from arena.capacity.cells import Cells
-from arena.capacity.probe import Prober, Runner, judged, predicted, warmup_rule, window_s
+from arena.capacity.probe import Prober, Runner, judged, predicted, warmup_rule
 from arena.capacity.result import CapacitySearch, ClientSweep
 from arena.capacity.saturation import saturate
 from arena.capacity.search import AT_MAX, BELOW_MIN, ENGINE_BOUND, FOUND, UNFINISHED
@@ -144,7 +144,7 @@ POLLS = Workload(
 def short_decisive(monkeypatch):
     """Decisive windows of 2,000 answers instead of spec/capacity.toml's 10,000: what a decisive
     window decides is tested in test_capacity_search.py; here the search's real path runs against a
-    real server in a fraction of the time (at 500 answers a second, 4 s windows instead of 15). Not
+    real server in less time (2 s windows instead of 5 at 1,000 answers a second). Not
     for the hockey stick: a rate a step above the edge needs the long window to build the backlog
     that puts its p99 past the objective."""
     shorter = dataclasses.replace(search_parameters(), decisive_answers=2000)
@@ -341,12 +341,14 @@ def test_a_probe_fails_with_every_reason_that_failed_it(p99_ms, answered, steady
 
 def test_a_probe_holds_enough_answers_and_its_warmup_enough_arrivals_at_low_rates():
     search = search_parameters()
-    assert window_s(4000, search, search.min_answers) == 1.0  # 1,000 answers in a quarter second: the 1 s floor
-    assert window_s(500, search, search.min_answers) == 2.0
-    assert window_s(200, search, search.min_answers) == 5.0
-    assert window_s(10, search, search.min_answers) == 15.0  # the ceiling: 150 answers, said in its record
-    assert window_s(4000, search, search.decisive_answers) == 2.5  # a bracket's sides: 10,000 answers
-    assert window_s(500, search, search.decisive_answers) == 15.0
+    assert search.window_s(4000, False) == 1.0  # 1,000 answers in a quarter second: the 1 s floor
+    assert search.window_s(500, False) == 2.0
+    assert search.window_s(200, False) == 5.0
+    assert search.window_s(10, False) == 15.0  # the ceiling: 150 answers, said in its record
+    assert search.window_s(100, False, least_s=12.0) == 12.0  # a held workload's two waits
+    assert search.window_s(4000, True) == 2.5  # a bracket's sides: 10,000 answers...
+    assert search.window_s(500, True) == 5.0  # ...within 5 s at low rates...
+    assert search.window_s(10, True) == 15.0  # ...never shorter than a quick window
     rule = warmup_rule(5, Rule(slice_s=0.5, max_s=6.0, window=3))
     assert rule.slice_s == 2.0 and rule.max_s == 10.0 and rule.rps_tolerance == pytest.approx(0.2)
 

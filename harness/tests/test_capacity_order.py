@@ -45,15 +45,18 @@ def test_neighbours_far_apart_are_ordered_and_close_ones_are_not():
     rust_go = found.steps[0]
     assert rust_go.ratio == pytest.approx(2.0, rel=0.03) and rust_go.low < rust_go.ratio < rust_go.high
     assert found.line().startswith("rust > go > node: rust/go x2.0")
+    close = order.of(cells(java=[15000.0, 16000.0, 14500.0], kotlin=[15800.0, 15300.0, 16700.0]))
+    assert close.steps[0].sign == CLOSE and close.steps[0].open  # x1.04: more starts may tell them apart
+    assert close.open_beside("java") is close.steps[0]
+
+
+def test_a_step_within_the_smallest_change_is_close_and_not_open():
+    # x1.01: a ratio `arena compare` calls no difference, however narrow more starts made it.
     level = order.of(cells(java=[15000.0, 16000.0, 14500.0], kotlin=[15200.0, 14800.0, 15900.0]))
-    assert level.steps[0].sign == CLOSE and level.steps[0].open
-    assert level.open_beside("java") is level.steps[0]
-
-
-def test_a_step_the_smallest_change_settles_is_close_and_not_open():
-    # Four starts a side that each confirm one bracket: their ratio lies within 3% for certain.
-    level = order.of(cells(java=[15000.0] * 4, kotlin=[15000.0] * 4))
     assert level.steps[0].sign == CLOSE and not level.steps[0].open
+    # Four starts a side that each confirm one bracket: their ratio lies within 3% for certain.
+    confirmed = order.of(cells(java=[15000.0] * 4, kotlin=[15000.0] * 4))
+    assert confirmed.steps[0].sign == CLOSE and not confirmed.steps[0].open
 
 
 def test_a_bound_tells_nothing_below_it_and_keeps_a_lead_above():
@@ -79,8 +82,10 @@ def test_starts_go_where_the_order_is_open_and_a_cell_far_from_its_neighbours_st
 
     far = {"go": [20000.0, 20500.0], "rust": [41000.0, 40000.0], "node": [4000.0, 4100.0]}
     assert not needs("go", **far) and not needs("node", **far)
-    close = {"java": [15000.0, 16000.0], "kotlin": [15200.0, 14800.0], "node": [4000.0, 4100.0]}
+    close = {"java": [15500.0, 16500.0], "kotlin": [15200.0, 14800.0], "node": [4000.0, 4100.0]}
     assert needs("java", **close) and needs("kotlin", **close) and not needs("node", **close)
+    level = {"java": [15000.0, 16000.0], "kotlin": [15400.0, 15600.0]}  # x1.00: within the smallest change
+    assert not needs("java", **level) and not needs("kotlin", **level)
     assert needs("java", java=[15000.0], node=[4000.0, 4100.0])  # the least comes first
     assert not needs("java", java=[15000.0, 16000.0] * 3, kotlin=[15200.0, 14800.0] * 3)  # the most
     # Alone in its workload, a cell's own interval decides: two starts a bracket apart give ±19%.
@@ -88,7 +93,7 @@ def test_starts_go_where_the_order_is_open_and_a_cell_far_from_its_neighbours_st
 
 
 def test_cells_judge_a_task_by_the_cells_of_its_own_workload_and_budget():
-    stored = measurements(java=[15000.0, 16000.0], kotlin=[15200.0, 14800.0], node=[4000.0, 4100.0])
+    stored = measurements(java=[15500.0, 16500.0], kotlin=[15200.0, 14800.0], node=[4000.0, 4100.0])
     elsewhere = [
         Measurement("capacity", "node", "json", POINT, 2, rep, Outcome.MEASURED, payload=search(15500.0))
         for rep in range(2)

@@ -20,9 +20,9 @@ class Verdict:
     decisive: bool = False
 
 
-def edge(probe, limits: Limits, hint: float | None = None):
+def edge(probe, limits: Limits, hint: float | None = None, confirming: bool = False):
     """The search over a probe of arithmetic that judges a decisive window as it judges any other."""
-    return find_edge(lambda rate, decisive: replace(probe(rate), decisive=decisive), limits, hint)
+    return find_edge(lambda rate, decisive: replace(probe(rate), decisive=decisive), limits, hint, confirming)
 
 
 def server(capacity: float, engine_limit: float = float("inf")):
@@ -142,20 +142,25 @@ def test_a_failure_closes_the_bracket_only_when_it_fails_decisively():
 
 def test_a_later_start_steps_by_the_precision_first_then_climbs_as_a_first_one_does():
     """The hint is 1,000/s; this start reaches 1,600: 3% up, then cubed steps and predictions,
-    not 3% steps all the way; one 5% above the hint is bracketed 9% wide, not 100%."""
+    not 3% steps all the way; one 5% above the hint is bracketed 9% wide, not 100%. Confirming
+    the earlier starts' edge, every probe is decisive: when this start agrees with them, two
+    probes are its whole search."""
+    limits = Limits(100, 1, 100_000, first_growth=1.03)
 
     def faster(rate):
         return Verdict(rate, rate <= 1600, predicted=1750 if rate <= 1600 else None)
 
-    search = edge(faster, Limits(100, 1, 100_000, first_growth=1.03), hint=1000)
+    search = edge(faster, limits, hint=1000, confirming=True)
     assert [round(p.rate) for p in search.probes[:3]] == [1000, 1030, 1575]  # 90% of the prediction
-    assert search.ended == FOUND and len(search.probes) <= 10
-    a_little = edge(lambda r: Verdict(r, r <= 1050), Limits(100, 1, 100_000, first_growth=1.03), hint=1000)
-    assert [round(p.rate) for p in a_little.probes[:3]] == [1000, 1030, 1126] and len(a_little.probes) <= 7
-    slower = edge(lambda r: Verdict(r, r <= 950), Limits(100, 1, 100_000, first_growth=1.03), hint=1000)
-    assert [round(p.rate) for p in slower.probes[:3]] == [1000, 971, 888] and len(slower.probes) <= 7
-    agreeing = edge(lambda r: Verdict(r, r <= 1010), Limits(100, 1, 100_000, first_growth=1.03), hint=1000)
-    assert [p.rate for p in agreeing.probes] == [1000, 1030, 1030, 1000] and agreeing.ended == FOUND
+    assert search.ended == FOUND and len(search.probes) <= 10 and all(p.decisive for p in search.probes)
+    a_little = edge(lambda r: Verdict(r, r <= 1050), limits, hint=1000, confirming=True)
+    assert [round(p.rate) for p in a_little.probes[:3]] == [1000, 1030, 1126] and len(a_little.probes) <= 6
+    slower = edge(lambda r: Verdict(r, r <= 950), limits, hint=1000, confirming=True)
+    assert [round(p.rate) for p in slower.probes[:3]] == [1000, 971, 888] and len(slower.probes) <= 6
+    agreeing = edge(lambda r: Verdict(r, r <= 1010), limits, hint=1000, confirming=True)
+    assert [(p.rate, p.decisive) for p in agreeing.probes] == [(1000, True), (1030, True)] and agreeing.ended == FOUND
+    unconfirmed = edge(lambda r: Verdict(r, r <= 1010), limits, hint=1000)
+    assert [p.rate for p in unconfirmed.probes] == [1000, 1030, 1030, 1000]  # quick, then both sides again
 
 
 def behind(

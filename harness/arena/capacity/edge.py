@@ -19,8 +19,9 @@ def search(
     task: Task, runner: Runner, hint: float | None, parameters: dict, setup_s: float | None, phase
 ) -> CapacitySearch:
     """The search for the edge on a warmed start, from just below what it answered saturated, or
-    from `hint`, the median edge of the starts before it, when that is lower; on the first start,
-    probes below the edge after it. The search's limits go into `parameters`."""
+    from `hint`, the median edge of the starts before it, when that is lower, then on decisive
+    probes alone (search.find_edge); on the first start, probes below the edge after it. The
+    search's limits go into `parameters`."""
     point: WorkloadPoint = task.point
     workload, searching = point.workload, search_parameters()
     prober, unit = Prober(runner, point.objective, searching), unit_of(workload.held)
@@ -49,7 +50,7 @@ def search(
     )
     parameters["limits"] = dataclasses.asdict(limits)
     phase(f"search from {start:,.0f}{unit}" if start else "search")
-    found = find_edge(prober, limits, start)
+    found = find_edge(prober, limits, start, confirming=hint is not None)
     below = []
     if task.repetition == 0 and found.ended == FOUND:
         for share in searching.curve_shares:

@@ -20,20 +20,15 @@ def most_connections(max_connections: float) -> float:
     return min(max_connections, open_files_limit() - OTHER_FILES)
 
 
-def window_s(connections: int, held: Held, search: SearchParameters, answers: int) -> float:
-    """Long enough for `answers` answers and two waits, within the search's bounds."""
-    wanted = max(answers * held.wait_s / connections, 2 * held.wait_s, search.window_min_s)
-    return min(wanted, search.window_max_s)
-
-
-def model(connections: int, held: Held, search: SearchParameters, answers: int) -> dict:
+def model(connections: int, held: Held, search: SearchParameters, decisive: bool) -> dict:
     """N clients polling without pause, started over one wait so that their answers are spread
-    evenly instead of coming in one wave, for long enough to give `answers` answers."""
+    evenly instead of coming in one wave, for a probe's window of their answers (N a wait) and at
+    least two waits."""
     return {
         "kind": "closed",
         "users": connections,
         "think_ms": [0, 0],
-        "duration_s": window_s(connections, held, search, answers),
+        "duration_s": search.window_s(connections / held.wait_s, decisive, 2 * held.wait_s),
         "ramp_per_s": connections / held.wait_s,
     }
 

@@ -64,7 +64,7 @@ class Probe:
     # What a server that fell behind its arrivals still answered, in arrivals (connections: None)
     # a second: near the most it can, which the search aims its next probe by.
     ceiling: float | None = None
-    # Its window held `decisive_answers` arrivals, not `min_answers`: it may close the search's
+    # Its window was decisive (SearchParameters.window_s), not quick: it may close the search's
     # bracket (capacity/search.py); False in records from before the search asked for such probes.
     decisive: bool = False
 
@@ -72,11 +72,6 @@ class Probe:
     def answered(self) -> float:
         """Requests answered with success over those the schedule offered."""
         return self.ok_requests / self.offered if self.offered else 0.0
-
-
-def window_s(rate: float, search: SearchParameters, answers: int) -> float:
-    """Long enough to hold `answers` arrivals, within the search's bounds."""
-    return min(max(answers / rate, search.window_min_s), search.window_max_s)
 
 
 def warmup_rule(rate: float, base: Rule) -> Rule:
@@ -186,15 +181,16 @@ class Prober:
         self.holds = runner.workload.held
         self.judged_by = held.objective(objective, self.holds) if self.holds else objective
 
-    def document(self, rate: float, answers: int) -> dict:
-        """The engine's scenario for a probe at `rate`: warm-up, then a window of `answers` arrivals."""
+    def document(self, rate: float, decisive: bool = False) -> dict:
+        """The engine's scenario for a probe at `rate`: warm-up, then a quick or a decisive window
+        (SearchParameters.window_s)."""
         if self.holds:
             connections = round(rate)
             rule = held.warmup_rule(connections, self.holds, self.search.warmup)
-            model = held.model(connections, self.holds, self.search, answers)
+            model = held.model(connections, self.holds, self.search, decisive)
         else:
             rule = warmup_rule(rate, self.search.warmup)
-            model = self.search.open_model(rate, window_s(rate, self.search, answers))
+            model = self.search.open_model(rate, self.search.window_s(rate, decisive))
         # Slices whose median is past the objective's p99 cannot be a window that meets it.
         rule = replace(rule, give_up_p50_ms=self.judged_by.p99_ms)
         steps = self.runner.workload.steps
@@ -205,7 +201,7 @@ class Prober:
         nothing: a cold server (a JIT not yet compiled, a pool not yet grown, a database's cache)
         falls behind at rates it sustains once warm, and a search that met it cold would walk down
         while it warmed. Returns how long it took."""
-        document = self.document(rate, self.search.min_answers)
+        document = self.document(rate)
         warmup = document["warmup"]
         del warmup["give_up_p50_ms"]
         warmup["max_s"] = max(warmup["max_s"], self.search.warm_max_s)
@@ -221,8 +217,8 @@ class Prober:
         return round(rate * window) * len(self.runner.workload.steps)
 
     def __call__(self, rate: float, decisive: bool = False) -> Probe:
-        """A probe at `rate`, its window holding `min_answers` arrivals, or `decisive_answers`
-        when it is to close the search's bracket."""
+        """A probe at `rate`, its window quick, or decisive when it is to close the search's bracket
+        (SearchParameters.window_s)."""
         rate = float(round(rate)) if self.holds else rate
         probe = self._once(rate, 1, decisive)
         if probe.reasons and all(reason.startswith("not steady") for reason in probe.reasons):
@@ -230,8 +226,7 @@ class Prober:
         return probe
 
     def _once(self, rate: float, tries: int, decisive: bool) -> Probe:
-        answers = self.search.decisive_answers if decisive else self.search.min_answers
-        document = self.document(rate, answers)
+        document = self.document(rate, decisive)
         ran = self.runner.run(document, f"the probe at {rate:,.1f}{unit_of(self.holds)}")
         result = ran.result
         gave_up = bool(result["warmup"].get("gave_up"))

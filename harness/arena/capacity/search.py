@@ -166,13 +166,18 @@ def widened(step: float, limits: Limits) -> float:
     return min(step**3, limits.growth)
 
 
-def find_edge(probe: Callable[[float, bool], Verdict], limits: Limits, hint: float | None = None) -> Search:
+def find_edge(
+    probe: Callable[[float, bool], Verdict], limits: Limits, hint: float | None = None, confirming: bool = False
+) -> Search:
     """Searches from `limits.start_rate`, or from `hint` (a rate near the edge, from earlier
     starts): the first step goes `first_growth` up or down, and each later one cubes the step,
     up to `growth` (1.03, 1.09, 1.3, 2: an edge a few percent from the hint is
     bracketed a few percent wide, one far from it as fast as from a start), or goes as far as a
     passing probe predicts; once a failure brackets the edge, the bracket is bisected, and its two
-    sides are judged again, decisively, before they close it."""
+    sides are judged again, decisively, before they close it. A search `confirming` the edge that
+    earlier starts found, from their `hint`, probes decisively from the first: near an edge a
+    quick window's verdict is the one a decisive window overrules, and when the starts agree its
+    two decisive probes are the whole search."""
     search = Search()
 
     def tried(rate: float, decisive: bool = False) -> Verdict | None:
@@ -187,7 +192,7 @@ def find_edge(probe: Callable[[float, bool], Verdict], limits: Limits, hint: flo
 
     rate = min(max(hint or limits.start_rate, limits.min_rate), limits.max_rate)
     step = limits.first_growth or limits.growth
-    verdict, distrusted = tried(rate), False
+    verdict, distrusted = tried(rate, confirming), confirming
     while verdict is not None:
         if search.distrusts() and not distrusted:
             # A decisive window overruled a quick one: this server's quick windows say little, and

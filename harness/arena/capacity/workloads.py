@@ -66,7 +66,8 @@ class SearchParameters:
     max_probes: int
     max_jump: float
     min_answers: int  # a probe's window holds this many arrivals...
-    decisive_answers: int  # ...and one that closes the bracket this many (capacity/search.py)
+    decisive_answers: int  # ...and one that closes the bracket this many (capacity/search.py)...
+    decisive_max_s: float  # ...for at most this long, unless a quick window is longer
     window_min_s: float
     window_max_s: float
     max_in_flight: int
@@ -83,6 +84,14 @@ class SearchParameters:
     warm_max_s: float  # either for at most this long
     curve_shares: list[float]  # a first start probes these shares of its edge after its search, for the curves
     starts: StartRule
+
+    def window_s(self, per_s: float, decisive: bool, least_s: float = 0.0) -> float:
+        """A probe's window at `per_s` answers a second: long enough for `min_answers` of them, and
+        at least `least_s`, within `window_min_s` and `window_max_s`; a decisive one long enough for
+        `decisive_answers` but at most `decisive_max_s`, in which a pause must last 1% of the
+        window to fill the p99 alone, and never shorter than the quick one."""
+        quick = min(max(self.min_answers / per_s, least_s, self.window_min_s), self.window_max_s)
+        return max(quick, min(self.decisive_answers / per_s, self.decisive_max_s)) if decisive else quick
 
     def open_model(self, rate: float, duration_s: float) -> dict:
         """The engine's open model at `rate`: the load every probe offers, and a soak at a share
