@@ -179,9 +179,12 @@ def _step(upper: Standing, lower: Standing) -> Step:
     made |= {"ratio": ratio, "low": low, "high": high}
     if verdict is Verdict.FASTER:
         return Step(**made, sign=SEPARATED, open=False)
-    if upper.bound is not None:
-        why = f"{upper.impl} is at least {upper.bound:,.0f}, its edge beyond what a start told"
-        return Step(**made, sign=UNTOLD, open=False, why=why)
     # A ratio within the smallest change stays "≈" however many starts follow, since `arena compare`
     # calls no such difference one: more starts go only where one may still show (spec/capacity.md).
-    return Step(**made, sign=CLOSE, open=ratio >= 1 + THRESHOLD)
+    may_show = ratio >= 1 + THRESHOLD
+    if upper.bound is not None:
+        # Its lead may still show with more starts of the cell below; the bound takes no more
+        # (capacity/precision.py).
+        why = f"{upper.impl} is at least {upper.bound:,.0f}, its edge beyond what a start told"
+        return Step(**made, sign=UNTOLD, open=may_show, why=why)
+    return Step(**made, sign=CLOSE, open=may_show)
