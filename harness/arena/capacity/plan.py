@@ -42,7 +42,7 @@ def planned(options: argparse.Namespace) -> CapacityPlan:
 START_S = 5
 SATURATE_S = 3
 PROBE_S = 3
-FIRST_PROBES, HINTED_PROBES = 8, 7  # the medians of run 20261128-004214 (spec/capacity.md, "Time")
+FIRST_PROBES, HINTED_PROBES = 10, 5  # the medians of run 20261206-025530 (spec/capacity.md, "Time")
 # How likely a start beyond the least a cell takes is needed, and each one after it by as much
 # again. Under the precision rule 45 of that run's 54 cells took a third start; under the order's
 # (spec/capacity.md, "Starts where the order is open") only a cell close to a neighbour does: half
