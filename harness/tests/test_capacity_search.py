@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 
 import pytest
 
-from arena.capacity.search import AT_MAX, BELOW_MIN, ENGINE_BOUND, FOUND, UNFINISHED, Limits, find_edge
+from arena.capacity.search import AT_MAX, BELOW_MIN, BROKE, ENGINE_BOUND, FOUND, UNFINISHED, Limits, find_edge
 
 
 @dataclass(frozen=True)
@@ -18,6 +18,7 @@ class Verdict:
     predicted: float | None = None
     ceiling: float | None = None
     decisive: bool = False
+    silent: bool = False
 
 
 def edge(probe, limits: Limits, hint: float | None = None, confirming: bool = False):
@@ -274,3 +275,25 @@ def test_every_found_edge_rests_on_two_decisive_verdicts(capacity):
     assert search.ended == FOUND
     assert [(p.passed, p.decisive) for p in search.probes if p.rate == search.passing][-1] == (True, True)
     assert [(p.passed, p.decisive) for p in search.probes if p.rate == search.failing][-1] == (False, True)
+
+
+def test_a_server_that_an_overload_broke_ends_the_search_at_what_it_sustained():
+    """Java's `longpoll` here: some 5,000 held polls fill its 512 MiB heap, its collector then runs
+    without end, and it answers nothing after at any rate; the search walked down to `min_rate`
+    in 19 probes (254 s a start) and reported no edge. Once a probe below the overload is answered
+    by nothing, the search ends: the start sustained its highest pass, then broke."""
+    overloaded = []
+
+    def breaking(rate):
+        overloaded.extend([rate] if rate >= 4000 else [])
+        return Verdict(rate, rate <= 3000 and not overloaded, silent=bool(overloaded))
+
+    search = edge(breaking, Limits(1000, 10, 100_000))
+    assert (search.ended, search.passing, len(search.probes)) == (BROKE, 2000, 4)
+
+
+def test_a_server_silent_while_overloaded_but_serving_below_is_searched_as_any_other():
+    """A server that answers nothing while far behind, and serves again once the load is below its
+    edge, has not broken: a pass after the failure above shows it recovered."""
+    search = edge(lambda rate: Verdict(rate, rate <= 1500, silent=rate > 1500), LIMITS)
+    assert search.ended == FOUND and search.passing <= 1500 < search.failing <= search.passing * 1.03

@@ -54,7 +54,7 @@ def another_start(
 ) -> str | None:
     """Why the cell needs no start beyond the `len(searches) + failed` it had, or None when it
     needs one: at least `least` starts; `most` ends every cell; one where a start gave only a bound
-    (the engine, max_rate, min_rate, out of probes) is reported as that bound, which another start
+    (the engine, broke, max_rate, min_rate, out of probes) is reported as that bound, which another start
     cannot narrow. Between them, a cell whose starts' saturations disagree takes starts until it has
     `noisy_after`, and a cell in a workload's order takes starts while a step `beside` it is open
     (capacity/order.py): the answer is the order, and a cell far from its neighbours needs no more.

@@ -73,6 +73,13 @@ class Probe:
         """Requests answered with success over those the schedule offered."""
         return self.ok_requests / self.offered if self.offered else 0.0
 
+    @property
+    def silent(self) -> bool:
+        """Its server answered nothing with success in its window (in the slices that decided it,
+        where its warm-up gave up) while the engine offered its arrivals: not behind, which still
+        answers what it can, but not serving."""
+        return self.ok_requests == 0 and self.ok_rps == 0 and not self.engine_bound
+
 
 def warmup_rule(rate: float, base: Rule) -> Rule:
     """The warm-up rule of every point, with slices long enough to hold a few arrivals at low rates

@@ -33,6 +33,9 @@ class Verdict(Protocol):
     @property
     def decisive(self) -> bool: ...  # judged on a window long enough to close the bracket
 
+    @property
+    def silent(self) -> bool: ...  # its server answered nothing with success while it was offered arrivals
+
 
 @dataclass(frozen=True)
 class Limits:
@@ -58,6 +61,7 @@ BELOW_MIN = "below min_rate"  # no rate down to min_rate passed
 AT_MAX = "at max_rate"  # max_rate passed: the edge is beyond what the search may ask
 ENGINE_BOUND = "engine-bound"  # the engine saturated just above it: the edge is at least the highest passing rate
 UNFINISHED = "unfinished"  # max_probes ran out before the bracket was narrow enough
+BROKE = "broke"  # after an overload, it answered nothing below it: the edge is at least the highest passing rate
 
 
 @dataclass
@@ -74,6 +78,20 @@ class Search:
             return False
         return not any(
             q.rate == p.rate and q.decisive and (j > i or not p.decisive) for j, q in enumerate(self.probes) if j != i
+        )
+
+    def broke(self) -> bool:
+        """Whether the latest probe found the server no longer serving: it answered nothing at all,
+        on a start that had passed a rate, below a failure that no probe has passed since. A
+        server behind its arrivals still answers what it can; one that answers nothing below the
+        rate that overloaded it did not recover from that overload (a heap filled with the requests
+        it held, say), and every probe after would only walk down to `min_rate` on it."""
+        *before, latest = self.probes
+        if not latest.silent or not any(p.passed for p in before):
+            return False
+        return any(
+            not p.passed and p.rate > latest.rate and not any(q.passed for q in before[i + 1 :])
+            for i, p in enumerate(before)
         )
 
     def distrusts(self) -> bool:
@@ -194,6 +212,9 @@ def find_edge(
     step = limits.first_growth or limits.growth
     verdict, distrusted = tried(rate, confirming), confirming
     while verdict is not None:
+        if search.broke():
+            search.ended = BROKE
+            return search
         if search.distrusts() and not distrusted:
             # A decisive window overruled a quick one: this server's quick windows say little, and
             # the search goes on with decisive ones alone, from a step of the precision.

@@ -12,7 +12,7 @@ from collections import Counter, defaultdict
 from arena.capacity import held, order, precision, scaling
 from arena.capacity.probe import Probe
 from arena.capacity.result import CapacitySearch
-from arena.capacity.search import FOUND
+from arena.capacity.search import BROKE, FOUND
 from arena.capacity.workloads import (
     Held,
     Objective,
@@ -35,7 +35,9 @@ from arena.report.tables import FLAGS, Cell, Column, Report, Row, Section, Table
 MIN_ENGINE_BUSY = 0.2  # an engine less busy than this over a probe says too little of its own ceiling
 ENDINGS = (
     "search: how each start's search ended — found (bracketed within 3%), engine-bound (the load engine saturated "
-    "first: the server sustains at least the rate shown), at max_rate, below min_rate, unfinished (out of probes); "
+    "first: the server sustains at least the rate shown), broke (after an overload it answered nothing at a lower "
+    "rate: it sustained the rate shown, then stopped serving), at max_rate, below min_rate, unfinished (out of "
+    "probes); "
     "a row with any start that did not find its edge shows '≥' the median of what its starts sustained"
 )
 EDGE = (
@@ -209,7 +211,9 @@ def _search_note(impl: str, cpus: int, m: Measurement, holds: Held | None) -> st
         start += f", after {before} workload(s) on its start"
     bracket = (
         f"{search.edge:,.{decimals}f} passed, {search.failing:,.{decimals}f} failed"
-        if search.edge is not None and search.failing is not None
+        if search.edge is not None and search.failing is not None and search.ended != BROKE
+        else f"{search.edge:,.{decimals}f} passed, then it broke"
+        if search.ended == BROKE and search.edge is not None
         else f"ended {search.ended}"
     )
     last_fail = next((p for p in reversed(probes) if not p.passed), None)
