@@ -514,13 +514,15 @@ class Verdict:
     detail: str
 
 
-def abuse_list(window_s: int) -> list[tuple[str, Check]]:
-    """The abuse checks, each abuse held for `window_s` (abuse.WINDOW_S in `arena verify --abuse`)."""
+def abuse_list(window_s: int, warm_s: float = 0) -> list[tuple[str, Check]]:
+    """The abuse checks, each abuse held for `window_s` (abuse.WINDOW_S in `arena verify --abuse`),
+    after a warm-up of at most abuse.WARM_MAX_S or the server's own `warm_s`, whichever is longer."""
     held = functools.partial
+    at_most_s = max(abuse.WARM_MAX_S, warm_s)
     return [
         (
-            f"warm-up: normal clients until their rate stops climbing ({abuse.WARM_S}-{abuse.WARM_MAX_S} s)",
-            abuse.warm_up,
+            f"warm-up: normal clients until their rate stops climbing ({abuse.WARM_S}-{at_most_s:g} s)",
+            held(abuse.warm_up, at_most_s=at_most_s),
         ),
         (
             f"{abuse.SLOW_CONNECTIONS} slowloris connections for {window_s} s: others answered within "
@@ -571,7 +573,7 @@ def abuse_checks(
 ) -> list[CheckResult]:
     """The abuse checks (arena/checks/abuse.py) on a fresh start of `manifest`, its memory watched,
     each abuse held for `window_s`."""
-    return _on_a_fresh_start(manifest, len(cores), cores, lambda _: abuse_list(window_s), report)
+    return _on_a_fresh_start(manifest, len(cores), cores, lambda _: abuse_list(window_s, manifest.warm_s), report)
 
 
 OVERLOAD_CHECK = (
