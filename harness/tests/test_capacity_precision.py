@@ -152,3 +152,19 @@ def test_a_row_whose_edges_pauses_set_shows_their_range_not_a_median_that_looks_
 
     (section,) = tables.report("t", [paused(e, rep) for rep, e in enumerate((1048.0, 1934.0, 1054.0))], []).sections
     assert section.table.rows[0].cells[2].show() == "1,048 to 1,934"
+
+
+def test_a_held_connections_memory_comes_from_the_starts_climb_not_from_probes_after_a_larger_one():
+    """The reference run's Scala `longpoll`: its heap stays grown after a probe that held more, so
+    the edge's memory less the fewest's gave -25 to 1,298 KiB a connection over six starts. The
+    climb (each probe holding more than any before it) gives the cost; a later start's few probes
+    near its hint, no climb, give none."""
+
+    def held(rates_and_kib: list[tuple[float, int]]) -> CapacitySearch:
+        made = [probe(rate, True) | {"server_peak_rss_kb": kib} for rate, kib in rates_and_kib]
+        return CapacitySearch(FOUND, 1500.0, 1545.0, {"p99_ms": 100}, 1, None, made, 0.1, None, held_ms=500)
+
+    first = held([(1000, 400_000), (2000, 440_000), (1500, 600_000), (1545, 601_000)])
+    assert first.kib_per_connection() == 40.0
+    later = held([(1500, 600_000), (1545, 600_100), (1520, 600_200)])
+    assert later.kib_per_connection() is None
