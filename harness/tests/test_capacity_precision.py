@@ -168,3 +168,20 @@ def test_a_held_connections_memory_comes_from_the_starts_climb_not_from_probes_a
     assert first.kib_per_connection() == 40.0
     later = held([(1500, 600_000), (1545, 600_100), (1520, 600_200)])
     assert later.kib_per_connection() is None
+
+
+def test_a_start_whose_top_failure_lost_its_cores_time_to_the_hypervisor_is_flagged_stolen():
+    """The failure that bounds a start's edge, with 2% or more of its cores' time stolen, may be
+    the host's stalls: the start says so, and the note gives the share; a pass under steal says
+    nothing against the server, nor does a failure without it."""
+
+    def bracket(stolen: float | None) -> CapacitySearch:
+        top = probe(1030.0, False, reasons=("p99 12.0 ms > 10 ms",)) | {"stolen": stolen}
+        below = probe(1000.0, True) | {"stolen": 0.3}
+        return CapacitySearch(FOUND, 1000.0, 1030.0, {"p99_ms": 10}, 1, None, [below, top], 0.1, None)
+
+    assert [bracket(stolen).stolen() for stolen in (0.05, 0.02, 0.019, None)] == [True, True, False, False]
+    measured = Measurement("capacity", "go", "json", '{"p99_ms": 10}', 1, 0, Outcome.MEASURED, payload=bracket(0.05))
+    assert "; at 1,030.0/s: p99 12.0 ms > 10 ms, 5.0% of its cores' time stolen" in tables._search_note(
+        "go", 1, measured, None
+    )

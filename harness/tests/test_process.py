@@ -7,6 +7,7 @@ import psutil
 import pytest
 
 from arena.checks import records
+from arena.host import steal
 from arena.host.process import DB_POOL, Sampler, Server, ServerError, contract_env, free_port, running, tree_of
 from arena.impls import catalog
 from conftest import write_manifest
@@ -89,3 +90,17 @@ def test_the_sampler_cuts_cpu_and_memory_to_a_window_of_its_block():
     busy_cpu, busy_rss = sampler.window(began + 0.7, began + 1.1)
     assert busy_cpu > 5 * max(idle_cpu, 0.01), (idle_cpu, busy_cpu)
     assert busy_cpu <= sampler.cpu_s and 1000 < busy_rss <= sampler.peak_rss_kb
+
+
+def test_the_time_the_hypervisor_took_is_read_per_core_and_cut_to_a_window(tmp_path, monkeypatch):
+    """/proc/stat's steal column, summed over the cores asked for (a guest's other cores and the
+    total line left out); over a window, the share of those cores' time it grew by."""
+    stat = tmp_path / "stat"
+    stat.write_text("cpu  9 9 9 9 9 9 9 400 0 0\ncpu0 1 2 3 4 5 6 7 100 0 0\ncpu1 1 2 3 4 5 6 7 300 0 0\nintr 5 6\n")
+    monkeypatch.setattr(steal, "STAT", stat)
+    assert steal.stolen_s([1]) == pytest.approx(300 * steal.TICK_S)
+    assert steal.stolen_s([0, 1]) == pytest.approx(400 * steal.TICK_S)
+    sampler = Sampler(None, cores=[0, 1])
+    sampler.samples = [(100.0, 0.0, 0, 5.0), (110.0, 0.0, 0, 6.0)]  # 1 s stolen over 10 s of two cores
+    assert sampler.stolen(102.0, 104.0) == pytest.approx(0.2 / (2.0 * 2))
+    assert Sampler(None).stolen(102.0, 104.0) is None

@@ -58,6 +58,7 @@ def measure(
             result = edge.search(task, runner, cells.hint(task), attempt.parameters, setup_s, phase)
             attempt.flags += [Flag.ENGINE_BOUND] if result.ended == ENGINE_BOUND else []
             attempt.flags += [Flag.PAUSE_BOUND] if result.pause_bound() else []
+            attempt.flags += [Flag.STOLEN] if result.stolen() else []
         if not server.alive():
             raise ServerError(f"{task.manifest.name} died during the {workload.id} search")
     except FAILURES as err:

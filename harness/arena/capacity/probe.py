@@ -67,6 +67,9 @@ class Probe:
     # Its window was decisive (SearchParameters.window_s), not quick: it may close the search's
     # bracket (capacity/search.py); False in records from before the search asked for such probes.
     decisive: bool = False
+    # The share of its server's and engine's cores' time the hypervisor took over its window
+    # (host/steal.py): stalls of neither side; None in records from before it was sampled.
+    stolen: float | None = None
 
     @property
     def answered(self) -> float:
@@ -125,6 +128,7 @@ class Ran:
     server_cpu_s: float  # over the measured window
     server_peak_rss_kb: int
     db_cpu_s: float | None  # the database's, when the runner samples one
+    stolen: float | None  # the share of the server's and engine's cores' time the hypervisor took
 
 
 class Runner:
@@ -166,7 +170,8 @@ class Runner:
         """Runs `document` once the server is idle; a server that died meanwhile is a ServerError."""
         settle(self.server)
         db_sampling = Sampler(self.db, proportional=True) if self.db else contextlib.nullcontext()
-        with Sampler(self.server) as sampler, db_sampling as db_sampler:
+        cores = self.server.cores + self.engine_cores
+        with Sampler(self.server, cores=cores) as sampler, db_sampling as db_sampler:
             run = self.engine.run(document, self.engine_cores, document["max_duration_s"] + 30)
         if not self.server.alive():
             raise ServerError(f"the server died during {what}")
@@ -176,7 +181,8 @@ class Runner:
         closed = opened + result["elapsed_s"]
         cpu_s, peak_rss_kb = sampler.window(opened, closed)
         db_cpu_s = db_sampler.window(opened, closed)[0] if db_sampler else None
-        return Ran(result, run.busy(len(self.engine_cores)), run.cpu_s, cpu_s, peak_rss_kb, db_cpu_s)
+        stolen = sampler.stolen(opened, closed)
+        return Ran(result, run.busy(len(self.engine_cores)), run.cpu_s, cpu_s, peak_rss_kb, db_cpu_s, stolen)
 
 
 class Prober:
@@ -276,6 +282,7 @@ class Prober:
             else None,
             gave_up=gave_up,
             ceiling=ok_rps / steps if behind and not self.holds else None,
+            stolen=None if ran.stolen is None else round(ran.stolen, 4),
         )
 
     def _latencies(self, result: dict) -> tuple[float, float, float, float, float]:

@@ -14,6 +14,10 @@ from arena.measured.measurement import payload
 # A failure whose median stayed under this share of the objective had no queue: the answers that
 # broke its p99 waited for a pause of the server, not for each other (spec/capacity.md, "Spread").
 PAUSE_MEDIAN = 0.1
+# A failure whose cores lost this share of their time to the hypervisor may be its stalls: at 2%,
+# a 5 s window holds some 100 ms of them, and at 1,000 arrivals a second five stalls of 10 ms on
+# the server's core hold up the 1% of answers that make a p99 (host/steal.py).
+STOLEN = 0.02
 # A held connection's memory is measured over a climb of at least this many times its first
 # connections: nearer, the difference is the collector's heap, not the connections' cost.
 CLIMB_SPAN = 1.5
@@ -61,6 +65,14 @@ class CapacitySearch:
         """The probe that sustained the edge, the last at its rate (the decisive one that closed the
         bracket, where the search took one): its cost and memory are the edge's."""
         return next((p for p in reversed(self.probe_list()) if p.passed and p.rate == self.edge), None)
+
+    def stolen(self) -> bool:
+        """Whether the hypervisor took at least STOLEN of the cores' time over the failure at the
+        top of the start's bracket: its verdict may be the host's stalls, not the server's."""
+        if self.failing is None:
+            return False
+        top = next((p for p in reversed(self.probe_list()) if not p.passed and p.rate == self.failing), None)
+        return top is not None and (top.stolen or 0.0) >= STOLEN
 
     def pause_bound(self) -> bool:
         """Whether the start's edge was set by a pause rather than a queue: the failure at the top

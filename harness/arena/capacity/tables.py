@@ -218,7 +218,8 @@ def _search_note(impl: str, cpus: int, m: Measurement, holds: Held | None) -> st
     )
     last_fail = next((p for p in reversed(probes) if not p.passed), None)
     reasons = ", ".join(last_fail.reasons) or "engine-bound" if last_fail else ""
-    why = f"; at {last_fail.rate:,.{decimals}f}{unit}: {reasons}" if last_fail else ""
+    stolen = f", {last_fail.stolen:.1%} of its cores' time stolen" if last_fail and last_fail.stolen else ""
+    why = f"; at {last_fail.rate:,.{decimals}f}{unit}: {reasons}{stolen}" if last_fail else ""
     return f"{impl} cpus={cpus} start {m.repetition + 1}: {len(probes)} probes {start}: {bracket}{why}"
 
 

@@ -24,6 +24,7 @@ from typing import Protocol
 import psutil
 
 from arena.errors import ArenaError
+from arena.host.steal import stolen_s
 from arena.impls.build import tail
 from arena.impls.catalog import Manifest
 from arena.paths import RESULTS, SPEC
@@ -220,19 +221,24 @@ def cpu_times(processes: Processes) -> dict[int, float]:
 class Sampler:
     """Samples a server's whole process tree: CPU seconds used and peak resident memory, over the
     whole block (`cpu_s`, `peak_rss_kb`) or over a part of it (`window`), from samples every
-    `interval` seconds stamped with the wall clock.
+    `interval` seconds stamped with the wall clock; and, given `cores`, the time the hypervisor
+    took from them over a part of it (`stolen`, host/steal.py).
 
     A process that exits keeps the CPU time of its last sample, so a worker that dies mid-run
     is not forgotten; one that lives shorter than the sampling interval is missed.
     """
 
-    def __init__(self, server: Processes, interval: float = 0.1, proportional: bool = False) -> None:
+    def __init__(
+        self, server: Processes, interval: float = 0.1, proportional: bool = False, cores: list[int] | None = None
+    ) -> None:
         self.server = server
         self.interval = interval
         # Proportional set size rather than resident: memory the processes share (a database's
         # shared buffers, mapped by every backend) counted once, not once per process.
         self.proportional = proportional
-        self.samples: list[tuple[float, float, int]] = []  # (unix time, CPU seconds so far, RSS KiB)
+        self.cores = cores or []
+        # (unix time, CPU seconds so far, RSS KiB, seconds stolen from `cores` so far)
+        self.samples: list[tuple[float, float, int, float]] = []
         self._seen: dict[int, float] = {}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, daemon=True)
@@ -249,7 +255,7 @@ class Sampler:
         return total // 1024
 
     def _sample(self) -> None:
-        self.samples.append((time.time(), self._cpu(), self._rss()))
+        self.samples.append((time.time(), self._cpu(), self._rss(), stolen_s(self.cores) if self.cores else 0.0))
 
     def _loop(self) -> None:
         while not self._stop.wait(self.interval):
@@ -271,21 +277,29 @@ class Sampler:
 
     @property
     def peak_rss_kb(self) -> int:
-        return max(rss for _, _, rss in self.samples)
+        return max(sample[2] for sample in self.samples)
+
+    def _at(self, t: float, column: int) -> float:
+        """A running total (CPU or stolen seconds) at unix time `t`, interpolated between the
+        samples around it."""
+        before = [s for s in self.samples if s[0] <= t] or self.samples[:1]
+        after = [s for s in self.samples if s[0] >= t] or self.samples[-1:]
+        (t0, v0), (t1, v1) = (before[-1][0], before[-1][column]), (after[0][0], after[0][column])
+        return v0 if t1 <= t0 else v0 + (v1 - v0) * (t - t0) / (t1 - t0)
 
     def window(self, start: float, end: float) -> tuple[float, int]:
         """CPU seconds and peak RSS between two unix times within the block: CPU interpolated
         between the samples around each end, RSS the highest sample inside (or nearest)."""
-
-        def cpu_at(t: float) -> float:
-            before = [s for s in self.samples if s[0] <= t] or self.samples[:1]
-            after = [s for s in self.samples if s[0] >= t] or self.samples[-1:]
-            (t0, c0, _), (t1, c1, _) = before[-1], after[0]
-            return c0 if t1 <= t0 else c0 + (c1 - c0) * (t - t0) / (t1 - t0)
-
-        inside = [rss for t, _, rss in self.samples if start <= t <= end]
+        inside = [s[2] for s in self.samples if start <= s[0] <= end]
         nearest = min(self.samples, key=lambda s: abs(s[0] - end))[2]
-        return max(0.0, cpu_at(end) - cpu_at(start)), max(inside, default=nearest)
+        return max(0.0, self._at(end, 1) - self._at(start, 1)), max(inside, default=nearest)
+
+    def stolen(self, start: float, end: float) -> float | None:
+        """The share of the `cores`' time the hypervisor took between two unix times within the
+        block; None without cores, or over no time."""
+        if not self.cores or end <= start:
+            return None
+        return max(0.0, self._at(end, 3) - self._at(start, 3)) / ((end - start) * len(self.cores))
 
 
 @contextmanager

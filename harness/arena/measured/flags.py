@@ -20,3 +20,4 @@ class Flag(StrEnum):
     CUT_SHORT = "cut-short"
     NON_MONOTONE = "non-monotone"
     PAUSE_BOUND = "pause-bound"
+    STOLEN = "stolen"

@@ -36,6 +36,10 @@ FLAGS: dict[Flag, str] = {
         "its median under a tenth of it; such an edge moves with how often the server pauses (spec/capacity.md, "
         '"Spread")'
     ),
+    Flag.STOLEN: (
+        "the failure above a capacity start's edge lost 2% or more of its cores' time to the hypervisor (steal): "
+        "its stalls were the host's, not the server's, and may have set that edge (spec/capacity.md, \"Spread\")"
+    ),
     Flag.CUT_SHORT: "Ctrl-C ended the soak before its last period: what it measured until then",
     Flag.UNSTEADY: (
         "a warm-up did not become steady within its bound: a REST point leaves those repetitions out of its "

@@ -93,7 +93,7 @@ def hold(
             period = _period(index, warmup, began, offered, ran, sampler, len(engine_cores))
             held.periods.append(period)
             new = sampler.samples[len(held.memory) :]  # one point of held.memory a sample taken so far
-            held.memory += [(t - began, rss / 1024) for t, _, rss in new]
+            held.memory += [(t - began, rss / 1024) for t, _, rss, _ in new]
             if not period.warmup:
                 opened = ran[0].result["started_unix_ms"] / 1000
                 held.p99s += [(opened - began + s["t"], s["p99_us"] / 1000) for s in ran[0].result["series"]]
