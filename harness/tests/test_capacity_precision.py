@@ -1,19 +1,21 @@
 """How sure a capacity cell is: each start's edge known only to its search's precision, and how
 many starts a cell takes before its interval is within the bound (spec/capacity.md, "Starts by
-precision"), and what a row shows of them."""
+precision"), and what a row shows of them, a start's stalls of the host among them."""
 
 import dataclasses
 import math
+from types import SimpleNamespace
 
 import pytest
 
 from arena.capacity import tables
 from arena.capacity.precision import another_start, confirmed, edges
+from arena.capacity.probe import Probe, Prober
 from arena.capacity.result import CapacitySearch
 from arena.capacity.search import ENGINE_BOUND, FOUND
 from arena.capacity.sweep import Level
 from arena.capacity.tables import non_monotone
-from arena.capacity.workloads import StartRule
+from arena.capacity.workloads import Objective, StartRule, search_parameters
 from arena.measured.measurement import Measurement, Outcome
 
 RULE = StartRule(least=2, most=6, within=0.05, noisy_after=3)
@@ -185,3 +187,28 @@ def test_a_start_whose_top_failure_lost_its_cores_time_to_the_hypervisor_is_flag
     assert "; at 1,030.0/s: p99 12.0 ms > 10 ms, 5.0% of its cores' time stolen" in tables._search_note(
         "go", 1, measured, None
     )
+
+
+def test_a_failure_that_lost_its_cores_time_to_the_hypervisor_is_taken_once_more_and_the_retake_stands():
+    """A probe failed with 2% or more of its cores' time stolen may have failed for the host's
+    stalls: the prober takes it once more, and the retake stands, whatever it was stolen. A pass,
+    or a failure with its cores to itself, is taken once."""
+
+    def taken(*verdicts: tuple[bool, float | None]) -> tuple[list[int], Probe]:
+        runs = iter(verdicts)
+        tries: list[int] = []
+
+        def once(rate: float, attempt: int, decisive: bool) -> Probe:
+            tries.append(attempt)
+            passed, stolen = next(runs)
+            reasons = () if passed else ("p99 12.0 ms > 10 ms",)
+            return Probe(**probe(rate, passed, reasons=reasons) | {"stolen": stolen, "tries": attempt})
+
+        prober = Prober(SimpleNamespace(workload=SimpleNamespace(held=None)), Objective(10), search_parameters())
+        prober._once = once
+        return tries, prober(1000.0)
+
+    retried, retake = taken((False, 0.05), (True, 0.05))
+    assert retried == [1, 2] and retake.passed and retake.tries == 2
+    assert taken((False, 0.05), (False, 0.04))[0] == [1, 2]
+    assert [taken(first)[0] for first in ((True, 0.05), (False, 0.01), (False, None))] == [[1], [1], [1]]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from arena.capacity.probe import Probe
+from arena.capacity.probe import STOLEN, Probe
 from arena.capacity.search import ENGINE_BOUND, FOUND
 from arena.capacity.sweep import Level
 from arena.capacity.workloads import Held
@@ -14,10 +14,6 @@ from arena.measured.measurement import payload
 # A failure whose median stayed under this share of the objective had no queue: the answers that
 # broke its p99 waited for a pause of the server, not for each other (spec/capacity.md, "Spread").
 PAUSE_MEDIAN = 0.1
-# A failure whose cores lost this share of their time to the hypervisor may be its stalls: at 2%,
-# a 5 s window holds some 100 ms of them, and at 1,000 arrivals a second five stalls of 10 ms on
-# the server's core hold up the 1% of answers that make a p99 (host/steal.py).
-STOLEN = 0.02
 # A held connection's memory is measured over a climb of at least this many times its first
 # connections: nearer, the difference is the collector's heap, not the connections' cost.
 CLIMB_SPAN = 1.5
@@ -68,7 +64,8 @@ class CapacitySearch:
 
     def stolen(self) -> bool:
         """Whether the hypervisor took at least STOLEN of the cores' time over the failure at the
-        top of the start's bracket: its verdict may be the host's stalls, not the server's."""
+        top of the start's bracket, taken again (Prober) and stolen from again: its verdict may be
+        the host's stalls, not the server's."""
         if self.failing is None:
             return False
         top = next((p for p in reversed(self.probe_list()) if not p.passed and p.rate == self.failing), None)

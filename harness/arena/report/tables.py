@@ -37,8 +37,9 @@ FLAGS: dict[Flag, str] = {
         '"Spread")'
     ),
     Flag.STOLEN: (
-        "the failure above a capacity start's edge lost 2% or more of its cores' time to the hypervisor (steal): "
-        "its stalls were the host's, not the server's, and may have set that edge (spec/capacity.md, \"Spread\")"
+        "the failure above a capacity start's edge lost 2% or more of its cores' time to the hypervisor (steal), "
+        "taken once more and stolen from again: its stalls were the host's, not the server's, and may have set "
+        'that edge (spec/capacity.md, "Spread")'
     ),
     Flag.CUT_SHORT: "Ctrl-C ended the soak before its last period: what it measured until then",
     Flag.UNSTEADY: (
