@@ -10,6 +10,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import psutil
+
 from arena.console import Console
 from arena.context import Context
 from arena.errors import ArenaError, UsageError
@@ -19,6 +21,7 @@ from arena.findings import section as findings_section
 from arena.findings.judge import judge_all
 from arena.gates import assertion, junit
 from arena.gates.assertion import Assertion
+from arena.host.busy import busy_others
 from arena.kind import Batch, Cut, Kind, Plan
 from arena.measured.measurement import Measurement
 from arena.measured.store import Run, Store, StoreError
@@ -51,6 +54,7 @@ def run(kind: Kind, plan: Plan, context: Context, resume: str | None = None, gat
     try:  # what the batch started (a server, a database) is stopped however measuring ends
         current = store.resume_run(resumed.id) if resumed else _start(store, kind, plan)
         console.line(f"\nrun {current.name}, in {store.path}: Ctrl-C keeps what is finished, --resume continues")
+        _warn_if_busy(store, current, console)
         try:
             _measure(batch, kind, store, current, console)
         except KeyboardInterrupt:
@@ -64,6 +68,17 @@ def run(kind: Kind, plan: Plan, context: Context, resume: str | None = None, gat
     # The summary is written from the run as marked finished, so that its provenance says when.
     write_summary(kind, store, store.finish_run(current.id), console)
     return _asserted(assertions, store.measurements(current.id), gates.junit, console)
+
+
+def _warn_if_busy(store: Store, current: Run, console: Console) -> None:
+    """Says, and notes in the run, which other processes are busy as it begins to measure: its
+    servers share the cores with them (host/busy.py)."""
+    me = psutil.Process()
+    if busy := busy_others({me.pid, *(child.pid for child in me.children(recursive=True))}):
+        line = "other processes were busy as measuring began, sharing the cores with its servers: "
+        line += "; ".join(b.line() for b in busy)
+        console.warn(line)
+        store.add_note(current.id, line)
 
 
 def _asserted(

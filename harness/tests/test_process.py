@@ -1,3 +1,4 @@
+import os
 import socket
 import subprocess
 import sys
@@ -8,6 +9,7 @@ import pytest
 
 from arena.checks import records
 from arena.host import steal
+from arena.host.busy import busy_others
 from arena.host.process import DB_POOL, Sampler, Server, ServerError, contract_env, free_port, running, tree_of
 from arena.impls import catalog
 from conftest import write_manifest
@@ -104,3 +106,19 @@ def test_the_time_the_hypervisor_took_is_read_per_core_and_cut_to_a_window(tmp_p
     sampler.samples = [(100.0, 0.0, 0, 5.0), (110.0, 0.0, 0, 6.0)]  # 1 s stolen over 10 s of two cores
     assert sampler.stolen(102.0, 104.0) == pytest.approx(0.2 / (2.0 * 2))
     assert Sampler(None).stolen(102.0, 104.0) is None
+
+
+def test_another_process_busy_on_the_machine_is_named_with_its_share_of_a_core():
+    """A process outside the run's own (a server left from an earlier experiment, say) that keeps a
+    core busy is named, busiest first; the run's own processes are not."""
+    hog = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        time.sleep(0.2)
+        found = busy_others({os.getpid()})
+        mine = busy_others({os.getpid(), hog.pid})
+    finally:
+        hog.kill()
+        hog.wait()
+    named = next(b for b in found if b.pid == hog.pid)
+    assert named.share > 0.5 and named.line().startswith(f"{named.name} (pid {hog.pid}) ")
+    assert all(b.pid != hog.pid for b in mine)
