@@ -183,6 +183,9 @@ def test_a_start_whose_top_failure_lost_its_cores_time_to_the_hypervisor_is_flag
         return CapacitySearch(FOUND, 1000.0, 1030.0, {"p99_ms": 10}, 1, None, [below, top], 0.1, None)
 
     assert [bracket(stolen).stolen() for stolen in (0.05, 0.02, 0.019, None)] == [True, True, False, False]
+    saturated = dataclasses.replace(bracket(None), saturated=saturation(2000.0) | {"stolen": 0.031}, warmed_s=2.0)
+    shown = Measurement("capacity", "go", "json", '{"p99_ms": 10}', 1, 0, Outcome.MEASURED, payload=saturated)
+    assert "2.0 s saturated at 2,000/s (3.1% of its cores' time stolen)" in tables._search_note("go", 1, shown, None)
     measured = Measurement("capacity", "go", "json", '{"p99_ms": 10}', 1, 0, Outcome.MEASURED, payload=bracket(0.05))
     assert "; at 1,030.0/s: p99 12.0 ms > 10 ms, 5.0% of its cores' time stolen" in tables._search_note(
         "go", 1, measured, None

@@ -30,6 +30,9 @@ class Level:
     server_cpu_s: float
     server_peak_rss_kb: int
     warmup_s: float | None = None  # None in records from before it was kept
+    # The share of the server's and engine's cores' time the hypervisor took over its window
+    # (host/steal.py): a level the host stalled answered less; None in records from before.
+    stolen: float | None = None
 
 
 def sweep(runner: Runner, search: SearchParameters, phase: Callable[[str], None]) -> list[Level]:
@@ -63,4 +66,5 @@ def level(runner: Runner, clients: int, rule: Rule | None, window_s: float) -> L
         server_cpu_s=ran.server_cpu_s,
         server_peak_rss_kb=ran.server_peak_rss_kb,
         warmup_s=result["warmup"]["seconds"] if rule else 0.0,
+        stolen=None if ran.stolen is None else round(ran.stolen, 4),
     )

@@ -203,6 +203,7 @@ def _search_note(impl: str, cpus: int, m: Measurement, holds: Held | None) -> st
     start = f"from {probes[0].rate:,.0f}{unit}" if probes else "with no probe"
     if (saturated := search.saturation()) is not None:
         start += f", {search.warmed_s:.1f} s saturated at {saturated.throughput:,.0f}{unit}"
+        start += f" ({saturated.stolen:.1%} of its cores' time stolen)" if saturated.stolen else ""
     elif search.warmed_s is not None:
         start += f", warmed {search.warmed_s:.1f} s at half of it"
     if search.hint:
