@@ -185,7 +185,7 @@ class Runner:
         closed = opened + result["elapsed_s"]
         cpu_s, peak_rss_kb = sampler.window(opened, closed)
         db_cpu_s = db_sampler.window(opened, closed)[0] if db_sampler else None
-        stolen = sampler.stolen(opened, closed)
+        stolen = None if (share := sampler.stolen(opened, closed)) is None else round(share, 4)
         return Ran(result, run.busy(len(self.engine_cores)), run.cpu_s, cpu_s, peak_rss_kb, db_cpu_s, stolen)
 
 
@@ -288,7 +288,7 @@ class Prober:
             else None,
             gave_up=gave_up,
             ceiling=ok_rps / steps if behind and not self.holds else None,
-            stolen=None if ran.stolen is None else round(ran.stolen, 4),
+            stolen=ran.stolen,
         )
 
     def _latencies(self, result: dict) -> tuple[float, float, float, float, float]:

@@ -62,13 +62,17 @@ class CapacitySearch:
         bracket, where the search took one): its cost and memory are the edge's."""
         return next((p for p in reversed(self.probe_list()) if p.passed and p.rate == self.edge), None)
 
+    def top(self) -> Probe | None:
+        """The failure at the top of the start's bracket, the last at its rate."""
+        if self.failing is None:
+            return None
+        return next((p for p in reversed(self.probe_list()) if not p.passed and p.rate == self.failing), None)
+
     def stolen(self) -> bool:
         """Whether the hypervisor took at least STOLEN of the cores' time over the failure at the
         top of the start's bracket, taken again (Prober) and stolen from again: its verdict may be
         the host's stalls, not the server's."""
-        if self.failing is None:
-            return False
-        top = next((p for p in reversed(self.probe_list()) if not p.passed and p.rate == self.failing), None)
+        top = self.top()
         return top is not None and (top.stolen or 0.0) >= STOLEN
 
     def pause_bound(self) -> bool:
@@ -76,9 +80,9 @@ class CapacitySearch:
         of its bracket broke only the p99 (or p99.9) objective, with its median under a tenth of
         it. Such an edge moves with how often and how long a start pauses, not with what its
         server can serve; a held workload's median is its wait, and is never judged so."""
-        if self.ended != FOUND or self.failing is None or self.held_ms is not None:
+        if self.ended != FOUND or self.held_ms is not None:
             return False
-        top = next((p for p in reversed(self.probe_list()) if not p.passed and p.rate == self.failing), None)
+        top = self.top()
         return (
             top is not None
             and not top.gave_up

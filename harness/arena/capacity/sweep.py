@@ -66,5 +66,5 @@ def level(runner: Runner, clients: int, rule: Rule | None, window_s: float) -> L
         server_cpu_s=ran.server_cpu_s,
         server_peak_rss_kb=ran.server_peak_rss_kb,
         warmup_s=result["warmup"]["seconds"] if rule else 0.0,
-        stolen=None if ran.stolen is None else round(ran.stolen, 4),
+        stolen=ran.stolen,
     )

@@ -210,13 +210,14 @@ def _search_note(impl: str, cpus: int, m: Measurement, holds: Held | None) -> st
         start += f", earlier starts' edge {search.hint:,.0f}{unit}"
     if before := (m.parameters.get("start") or {}).get("points_before"):
         start += f", after {before} workload(s) on its start"
-    bracket = (
-        f"{search.edge:,.{decimals}f} passed, {search.failing:,.{decimals}f} failed"
-        if search.edge is not None and search.failing is not None and search.ended != BROKE
-        else f"{search.edge:,.{decimals}f} passed, then it broke"
-        if search.ended == BROKE and search.edge is not None
-        else f"ended {search.ended}"
-    )
+    if search.edge is None:
+        bracket = f"ended {search.ended}"
+    elif search.ended == BROKE:
+        bracket = f"{search.edge:,.{decimals}f} passed, then it broke"
+    elif search.failing is not None:
+        bracket = f"{search.edge:,.{decimals}f} passed, {search.failing:,.{decimals}f} failed"
+    else:
+        bracket = f"ended {search.ended}"
     last_fail = next((p for p in reversed(probes) if not p.passed), None)
     reasons = ", ".join(last_fail.reasons) or "engine-bound" if last_fail else ""
     stolen = f", {last_fail.stolen:.1%} of its cores' time stolen" if last_fail and last_fail.stolen else ""

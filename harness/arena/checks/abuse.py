@@ -91,9 +91,9 @@ def warm_up(ctx: Context, at_most_s: float = WARM_MAX_S) -> str:
     """Normal clients first, so that the bound is held against a warm server: a runtime that compiles
     as it runs takes its first connections and requests slower, abuse or not. Second by second until
     one answers no more than WARM_RISE above the best before it, at least WARM_S and at most
-    `at_most_s`: a fresh Scala start
-    answered 235, 527 and 1,316 requests in its first three windows of 3 s here, and 3 s of it
-    left its oversized-headers check to a server still compiling (no answer within 2 s)."""
+    `at_most_s`: a fresh Scala start answered 235, 527 and 1,316 requests in its first three
+    windows of 3 s here, and 3 s of it left its oversized-headers check to a server still
+    compiling (no answer within 2 s)."""
 
     def one_second() -> int:
         ends, count = time.monotonic() + 1, 0
