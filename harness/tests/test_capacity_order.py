@@ -45,9 +45,21 @@ def test_neighbours_far_apart_are_ordered_and_close_ones_are_not():
     rust_go = found.steps[0]
     assert rust_go.ratio == pytest.approx(2.0, rel=0.03) and rust_go.low < rust_go.ratio < rust_go.high
     assert found.line().startswith("rust > go > node: rust/go x2.0")
-    close = order.of(cells(java=[15000.0, 16000.0, 14500.0], kotlin=[15800.0, 15300.0, 16700.0]))
-    assert close.steps[0].sign == CLOSE and close.steps[0].open  # x1.04: more starts may tell them apart
+    close = order.of(cells(java=[15000.0, 15600.0], kotlin=[16400.0, 17000.0]))
+    assert close.steps[0].sign == CLOSE and close.steps[0].open  # x1.09: more starts may tell them apart
     assert close.open_beside("java") is close.steps[0]
+
+
+def test_a_close_step_is_open_only_where_the_most_starts_could_decide_it():
+    # x1.09 with edges 4% apart within each cell: four starts a side would separate them, two cannot.
+    edges = cells(java=[15000.0, 15600.0], kotlin=[16400.0, 17000.0])
+    assert order.of(edges, most=4).steps[0].open and not order.of(edges, most=2).steps[0].open
+    # x1.04 between cells whose starts vary by 5%: not even six starts a side would tell them apart.
+    spread = order.of(cells(java=[15000.0, 16000.0, 14500.0], kotlin=[15800.0, 15300.0, 16700.0]), most=6)
+    assert spread.steps[0].sign == CLOSE and not spread.steps[0].open
+    # x1.11 between cells whose two starts are a third apart: four more would not decide it either.
+    wide = order.of(cells(java=[12000.0, 18000.0], kotlin=[14000.0, 19500.0]), most=4)
+    assert wide.steps[0].sign == CLOSE and not wide.steps[0].open and wide.open_beside("java") is None
 
 
 def test_a_step_within_the_smallest_change_is_close_and_not_open():
@@ -80,7 +92,7 @@ def test_one_start_is_untold_and_open():
 def test_starts_go_where_the_order_is_open_and_a_cell_far_from_its_neighbours_stops_at_two():
     def needs(impl: str, **edges: list[float]) -> bool:
         neighbours = cells(**edges)
-        beside = (lambda: order.of(neighbours).open_beside(impl)) if len(neighbours) > 1 else None
+        beside = (lambda: order.of(neighbours, RULE.most).open_beside(impl)) if len(neighbours) > 1 else None
         return another_start(neighbours[impl], 0, RULE, 0.1, beside) is None
 
     far = {"go": [20000.0, 20500.0], "rust": [41000.0, 40000.0], "node": [4000.0, 4100.0]}

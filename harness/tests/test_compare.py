@@ -16,9 +16,9 @@ import pytest
 from arena.capacity.result import CapacitySearch
 from arena.cli import main as cli
 from arena.cli.measuring import kinds
-from arena.compare import history_report
+from arena.compare import history_report, model
 from arena.compare.history import histories
-from arena.compare.model import Side, Verdict, compare, judge, welch
+from arena.compare.model import Side, Verdict, compare, judge, separable, welch
 from arena.errors import UsageError
 from arena.kind import main_metrics
 from arena.measured import importing, kept
@@ -168,6 +168,23 @@ def test_welch_gives_the_ratio_of_geometric_means_and_its_interval():
     assert ratio == pytest.approx(1.2, rel=1e-3) and low < 1.2 < high and p < 0.01
     assert welch([5, 5, 5], [5, 5, 5], 0.05) == (1.0, 1.0, 1.0, 1.0)  # no spread, no difference
     assert welch([5, 5, 5], [6, 6, 6], 0.05)[3] == 0.0  # no spread, a certain one
+
+
+def test_separable_projects_the_test_itself_to_more_repetitions():
+    """At as many values as the samples hold, the projection is the test's own verdict; at more, with
+    the same means and spreads, the interval narrows as Student's t and the square root of n do."""
+    rng = random.Random(64)
+    for _ in range(200):
+        n = rng.choice([2, 3, 4])
+        shift, spread = rng.uniform(1.0, 1.4), rng.uniform(0.001, 0.2)
+        a = [1000 * (1 + rng.gauss(0, spread)) for _ in range(n)]
+        b = [1000 * shift * (1 + rng.gauss(0, spread)) for _ in range(n)]
+        if min(a + b) <= 0:
+            continue
+        assert separable(a, b, n, 0.03) == (model.tested(a, b, 0.03, higher=True)[4] is F)
+    a, b = [15000.0, 15600.0], [16400.0, 17000.0]  # x1.09, each cell's two 4% apart
+    assert model.tested(a, b, 0.03, higher=True)[4] is SAME and separable(a, b, 4, 0.03)
+    assert not separable(a, b, 4, 0.10)  # within the bracket the numbers are known to
 
 
 @pytest.mark.parametrize(

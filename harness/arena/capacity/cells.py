@@ -57,6 +57,6 @@ class Cells:
         key = self._of(task)
         neighbours = {k[0]: found for k, found in self.searches.items() if k[1:] == key[1:]}
         # Alone in its workload, a cell has no order to decide: its own precision does.
-        beside = (lambda: order.of(neighbours).open_beside(key[0])) if len(neighbours) > 1 else None
+        beside = (lambda: order.of(neighbours, self.rule.most).open_beside(key[0])) if len(neighbours) > 1 else None
         noisy = task.point.workload.noisy
         return precision.another_start(self.searches[key], self.failed[key], self.rule, noisy, beside)

@@ -14,7 +14,8 @@ from itertools import pairwise
 
 from arena.capacity.result import CapacitySearch
 from arena.capacity.search import FOUND
-from arena.compare.model import THRESHOLD, Verdict, tested
+from arena.capacity.workloads import search_parameters
+from arena.compare.model import THRESHOLD, Verdict, separable, tested
 from arena.measured.measurement import Measurement
 
 SEPARATED, CLOSE, UNTOLD = ">", "≈", "?"
@@ -60,7 +61,7 @@ class Step:
     ratio: float  # upper over lower
     low: float | None  # its 95% interval; None where the step was not tested
     high: float | None
-    open: bool  # more starts of both could still decide it
+    open: bool  # more starts of both, up to the most a cell takes, could still decide it
     why: str = ""  # what an untold step lacks
 
     def shown(self) -> str:
@@ -99,7 +100,7 @@ class Order:
         if first not in placed or second not in placed:
             return None
         upper, lower = sorted((placed[first], placed[second]), key=lambda s: -s.value)
-        return _step(upper, lower)
+        return _step(upper, lower, search_parameters().starts.most)
 
 
 # A lead this large in one run is one any repeat must show (issue 64: two runs of one command).
@@ -128,11 +129,14 @@ def unrepeated(first: Order, second: Order) -> list[str]:
     return found
 
 
-def of(searches: dict[str, list[CapacitySearch]]) -> Order:
-    """The order of one workload's cells of one budget, from each implementation's searches."""
+def of(searches: dict[str, list[CapacitySearch]], most: int | None = None) -> Order:
+    """The order of one workload's cells of one budget, from each implementation's searches; a step
+    is open while `most` starts a cell (spec/capacity.toml's, unless a run asks for another) could
+    still decide it."""
+    most = most or search_parameters().starts.most
     standings = [s for impl, found in sorted(searches.items()) if (s := _standing(impl, found)) is not None]
     standings.sort(key=lambda s: -s.value)
-    return Order(standings, [_step(upper, lower) for upper, lower in pairwise(standings)])
+    return Order(standings, [_step(upper, lower, most) for upper, lower in pairwise(standings)])
 
 
 def of_run(measurements: list[Measurement]) -> dict[tuple[str, str, int], Order]:
@@ -163,10 +167,11 @@ def _standing(impl: str, searches: list[CapacitySearch]) -> Standing | None:
     return Standing(impl, edges, bounds, resolution)
 
 
-def _step(upper: Standing, lower: Standing) -> Step:
+def _step(upper: Standing, lower: Standing, most: int) -> Step:
     """The test of `arena compare` on the two cells' edges, widened to their searches' brackets.
     A bound below says nothing of the order (the cell beneath it could be above); a bound above
-    keeps a lead it has, as an engine-bound number does in `arena compare`."""
+    keeps a lead it has, as an engine-bound number does in `arena compare`. A step the test does
+    not decide is open while `most` starts a side, at the means and spreads measured, would."""
     made = {"upper": upper.impl, "lower": lower.impl, "ratio": upper.value / lower.value}
     if lower.bound is not None:
         why = f"{lower.impl} is at least {lower.bound:,.0f}, its edge beyond what a start told"
@@ -180,11 +185,13 @@ def _step(upper: Standing, lower: Standing) -> Step:
     if verdict is Verdict.FASTER:
         return Step(**made, sign=SEPARATED, open=False)
     # A ratio within the smallest change stays "≈" however many starts follow, since `arena compare`
-    # calls no such difference one: more starts go only where one may still show (spec/capacity.md).
+    # calls no such difference one; and one that `most` starts a side would not separate if their
+    # edges kept the spread measured takes none either: more starts go only where they may decide
+    # the order (spec/capacity.md, "Starts where the order is open").
     may_show = ratio >= 1 + THRESHOLD
     if upper.bound is not None:
         # Its lead may still show with more starts of the cell below; the bound takes no more
         # (capacity/precision.py).
         why = f"{upper.impl} is at least {upper.bound:,.0f}, its edge beyond what a start told"
         return Step(**made, sign=UNTOLD, open=may_show, why=why)
-    return Step(**made, sign=CLOSE, open=may_show)
+    return Step(**made, sign=CLOSE, open=separable(lower.samples, upper.samples, most, resolution))

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import math
+import statistics
 import warnings
 from collections import defaultdict
 from collections.abc import Callable
@@ -28,7 +29,7 @@ from enum import StrEnum
 
 from arena.measured.export import counted_values, engine_bound
 from arena.measured.measurement import Measurement
-from arena.measured.stats import NO_INTERVAL, SMALLEST_CHANGE
+from arena.measured.stats import NO_INTERVAL, SMALLEST_CHANGE, t_quantile
 
 THRESHOLD = SMALLEST_CHANGE  # unless --threshold says otherwise
 ALPHA = 0.05
@@ -177,6 +178,23 @@ def tested(
     touching = math.isclose(low, 1) or math.isclose(high, 1)
     verdict = Verdict.SAME if low <= 1 <= high or touching else judge(ratio, p, higher, threshold, alpha)
     return ratio, low, high, p, verdict
+
+
+def separable(
+    a: list[float], b: list[float], n: int, resolution: float, threshold: float = THRESHOLD, alpha: float = ALPHA
+) -> bool:
+    """Whether `tested` would tell B above A with `n` values a side, were their geometric means and
+    their spreads (on the logarithms) what these two or more a side show: where more repetitions
+    may still decide a difference, and where even `n` could not (capacity/order.py)."""
+    la, lb = [math.log(x) for x in a], [math.log(x) for x in b]
+    shift = statistics.fmean(lb) - statistics.fmean(la)
+    if math.exp(shift) < 1 + threshold or shift <= math.log1p(resolution):
+        return False  # within the smallest change, or within the bracket the numbers are known to
+    va, vb = statistics.variance(la) / n, statistics.variance(lb) / n
+    if va + vb == 0:
+        return True
+    dof = (va + vb) ** 2 / ((va**2 + vb**2) / (n - 1))
+    return shift - t_quantile(dof, 1 - alpha) * math.sqrt(va + vb) > 0
 
 
 def _change(key: tuple, metric: str, higher: bool, groups: tuple[list, list], threshold: float, alpha: float):
