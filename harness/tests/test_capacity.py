@@ -222,6 +222,38 @@ def test_a_probe_far_above_the_edge_gives_up_in_its_warm_up_and_says_what_the_se
     assert 0.75 * 500 <= probe.ceiling <= 1.05 * 500, probe.ceiling
 
 
+# Answers at once, but every 20th request 60 ms late without holding up the others: 5% of the
+# answers past a 50 ms objective whatever the rate, while the median stays well under it.
+EVERY_20TH_LATE = asyncio_server(
+    """
+    global answered
+    answered += 1
+    if answered % 20 == 0:
+        await asyncio.sleep(0.06)
+    """,
+    setup="answered = 0",
+)
+
+
+@needs_engine
+def test_a_window_whose_late_answers_decide_it_ends_there(tmp_path):
+    # At 200 a second, a quick window of 1,000 answers lasts 5 s; 2% of them late (21 of 1,001)
+    # fail it whatever the rest do, which every 20th late passes some 420 arrivals in.
+    manifest = catalog.parse(write_impl(tmp_path, "late", ("server.py", EVERY_20TH_LATE), ONE_THREAD))
+    server_cores, engine_cores, _ = cores.split(1)
+    with running(manifest, 1, free_port(), {}, server_cores) as server:
+        prober = Prober(
+            Runner(loadgen.Loadgen(), server, engine_cores, WORK, None), WORK.objective, search_parameters()
+        )
+        assert prober.document(200)["model"]["stop_when_late"] == {"ms": 50, "requests": 21}
+        probe = prober(200)
+    assert not probe.passed and probe.steady and not probe.gave_up
+    assert 1.5 < probe.window_s < 4.0, probe.window_s
+    assert probe.reasons[-1].startswith(f"stopped after {probe.window_s:.2f} s: 2% of its requests late")
+    assert probe.p99_ms > 50 and probe.p50_ms < 50
+    assert probe.ceiling is None  # it kept up with its arrivals, only late
+
+
 def measured(engine: LoadEngine, task: Task, data: dict) -> Measurement:
     """One measurement by `engine` on a start of its own, stopped after it."""
     with contextlib.closing(Starts(start_settings([task.point]))) as starts:

@@ -227,6 +227,10 @@ pub struct ResultDoc {
     /// Null without a warm-up; `merge` ignores it (each repetition warms up on its own).
     #[serde(default)]
     pub warmup: Option<WarmupOut>,
+    /// Open model with `stop_when_late`: seconds into the window when its late requests ended
+    /// it, `elapsed_s` too; null when it ran its schedule.
+    #[serde(default)]
+    pub stopped_at_s: Option<f64>,
 }
 
 /// Base64 of the HdrHistogram V2 + deflate encoding (what HdrHistogram's other ports read).
@@ -471,6 +475,7 @@ mod tests {
             first_last_us: None,
             series: vec![],
             warmup: None,
+            stopped_at_s: None,
         };
         serde_json::to_string(&doc).unwrap()
     }

@@ -193,6 +193,13 @@ pub struct Registry {
     /// A warm-up of batches (a fixed count's) names the slice answers go to: NOT_YET until then.
     batch: AtomicU64,
     recorders: Mutex<Vec<Arc<Mutex<Recorder>>>>,
+    /// With `stop_when_late`: a request of the window answered later than this (µs) is late,
+    /// NOT_YET when no bound was asked for; past `late_limit` of them the window ends.
+    late_us: AtomicU64,
+    late_limit: AtomicU64,
+    late: AtomicU64,
+    /// When the late requests passed the bound (ns from t0), NOT_YET while they have not.
+    stopped_ns: AtomicU64,
 }
 
 /// The outcome of one request, as the models report it.
@@ -226,7 +233,42 @@ impl Registry {
             slice_ns: slice.map_or(0, |d| (d.as_nanos() as u64).max(1)),
             batch: AtomicU64::new(NOT_YET),
             recorders: Mutex::new(Vec::new()),
+            late_us: AtomicU64::new(NOT_YET),
+            late_limit: AtomicU64::new(NOT_YET),
+            late: AtomicU64::new(0),
+            stopped_ns: AtomicU64::new(NOT_YET),
         })
+    }
+
+    /// From now on, a request of the window answered over `late_us` after its start, failed, or
+    /// dropped, is late, and once more than `limit` are, the window ends at that answer: the
+    /// caller has said that so many decide its verdict (README, "Stopping a failed window").
+    pub fn stop_when_late(&self, late_us: u64, limit: u64) {
+        self.late_limit.store(limit, Ordering::Relaxed);
+        self.late_us.store(late_us, Ordering::Relaxed);
+    }
+
+    /// Counts `n` late requests at `at`; the one that passes the bound ends the window there.
+    fn count_late(&self, n: u64, at: Instant) {
+        let late = self.late.fetch_add(n, Ordering::Relaxed) + n;
+        if late > self.late_limit.load(Ordering::Relaxed) {
+            let at = self.ns(at);
+            if self
+                .stopped_ns
+                .compare_exchange(NOT_YET, at, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+            {
+                self.end_ns.fetch_min(at, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// When the late requests ended the window, if they did.
+    pub fn stopped(&self) -> Option<Instant> {
+        match self.stopped_ns.load(Ordering::Relaxed) {
+            NOT_YET => None,
+            ns => Some(self.t0 + Duration::from_nanos(ns)),
+        }
     }
 
     fn ns(&self, at: Instant) -> u64 {
@@ -304,14 +346,20 @@ impl Registry {
     /// the window, a count in its warm-up slice if before.
     pub fn request(&self, step: usize, outcome: Outcome, at: Instant) {
         let Some(place) = self.place(at) else { return };
+        let (ok, us) = match outcome {
+            Outcome::Response { error, latency, .. } => (
+                error.is_none(),
+                Some(latency.as_micros().min(u128::from(MAX_LATENCY_US)) as u64),
+            ),
+            Outcome::Failed(_) => (false, None),
+        };
+        if let Place::Measured(_) = place {
+            let late_us = self.late_us.load(Ordering::Relaxed);
+            if late_us != NOT_YET && (!ok || us.is_some_and(|us| us > late_us)) {
+                self.count_late(1, at);
+            }
+        }
         self.with(|r| {
-            let (ok, us) = match outcome {
-                Outcome::Response { error, latency, .. } => (
-                    error.is_none(),
-                    Some(latency.as_micros().min(u128::from(MAX_LATENCY_US)) as u64),
-                ),
-                Outcome::Failed(_) => (false, None),
-            };
             let bucket = match place {
                 Place::Measured(sec) => {
                     let s = &mut r.steps[step];
@@ -387,6 +435,9 @@ impl Registry {
     pub fn dropped(&self, at: Instant) {
         if self.in_window(at) {
             self.with(|r| r.dropped += 1);
+            if self.late_us.load(Ordering::Relaxed) != NOT_YET {
+                self.count_late(self.nsteps as u64, at);
+            }
         }
     }
 

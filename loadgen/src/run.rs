@@ -163,5 +163,8 @@ fn document(
         all,
         series,
         warmup,
+        stopped_at_s: out
+            .stopped
+            .map(|at| round6(at.saturating_duration_since(out.start).as_secs_f64())),
     }
 }

@@ -107,6 +107,18 @@ pub struct Open {
     /// with the work in flight.
     #[serde(default)]
     pub connections: Option<u64>,
+    /// The window ends once more than `requests` of its requests were late: answered over `ms`
+    /// after their intended start, failed, or never sent (README, "Stopping a failed window").
+    #[serde(default)]
+    pub stop_when_late: Option<StopWhenLate>,
+}
+
+/// How many late requests decide a window: its caller's verdict can no longer pass past them.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StopWhenLate {
+    pub ms: f64,
+    pub requests: u64,
 }
 
 fn default_max_in_flight() -> u64 {
@@ -413,6 +425,10 @@ impl Open {
         }
         if let Some(n) = self.iterations {
             check_range_u64("model.iterations", n, 1, MAX_ITERATIONS)?;
+        }
+        if let Some(late) = self.stop_when_late {
+            let most_ms = MAX_DURATION_S * 1000.0;
+            check_range_f64("model.stop_when_late.ms", late.ms, 0.0, most_ms, false)?;
         }
         match &self.stages {
             Some(stages) => {
@@ -731,6 +747,17 @@ mod tests {
         );
         assert!(Scenario::parse(&with(|v| v["model"] = serde_json::json!(
             {"kind": "open", "stages": [{"rate": 2, "duration_s": 25}, {"rate": 10, "duration_s": 5}]}))).is_ok());
+        let late = |bound: serde_json::Value| {
+            with(|v| {
+                v["model"] = serde_json::json!(
+                {"kind": "open", "rate": 10, "duration_s": 5, "stop_when_late": bound})
+            })
+        };
+        assert!(Scenario::parse(&late(serde_json::json!({"ms": 10, "requests": 20}))).is_ok());
+        let zero = late(serde_json::json!({"ms": 0, "requests": 20}));
+        assert!(err_of(&zero).contains("model.stop_when_late.ms"));
+        let missing = late(serde_json::json!({"ms": 10}));
+        assert!(err_of(&missing).contains("requests"));
         assert!(
             Scenario::parse(&with(|v| v["model"] = serde_json::json!(
             {"kind": "fixed", "requests": 10000, "concurrency": 100})))

@@ -6,6 +6,7 @@ sweeps share."""
 from __future__ import annotations
 
 import contextlib
+import math
 import statistics
 import time
 from dataclasses import dataclass, replace
@@ -25,6 +26,8 @@ SETTLE_STEP_S = 0.1
 MIN_SLICE_ANSWERS = 10  # a warm-up slice holds at least this many arrivals
 WARM_WINDOW_S = 0.1  # what a warm-up run measures after its warm-up: nothing it keeps
 MIN_BUSY = 0.05  # a server less busy than this over a probe says too little of its cost to predict from
+# A p99 rests on the slowest 1% of the answers: past that many over its bound, the p99 is too.
+P99_SHARE = 0.01
 # A failure whose cores lost this share of their time to the hypervisor may be its stalls: at 2%,
 # a 5 s window holds some 100 ms of them, and at 1,000 arrivals a second five stalls of 10 ms on
 # the server's core hold up the 1% of answers that make a p99 (host/steal.py).
@@ -119,7 +122,23 @@ def judged(result: dict, offered: int, objective: Objective, search: SearchParam
         reasons.append(f"errors {errors / requests['total']:.2%} > {search.errors:.1%}")
     if offered and requests["ok"] / offered < search.answered:
         reasons.append(f"answered {requests['ok'] / offered:.1%} < {search.answered:.0%}")
+    if (stopped := result.get("stopped_at_s")) is not None:
+        late = f"over {objective.p99_ms:g} ms, failed or not sent"
+        reasons.append(f"stopped after {stopped:.2f} s: {late_share(search):.0%} of its requests late ({late})")
     return reasons
+
+
+def late_share(search: SearchParameters) -> float:
+    """The share of a window's requests past which, late, it fails whatever the rest do: more went
+    unanswered than `search.answered` leaves out, or more than 1% of the answers came late."""
+    return (1 - search.answered) + P99_SHARE
+
+
+def stop_when_late(p99_ms: float, search: SearchParameters, requests: int, steps: int) -> dict:
+    """The engine's bound that ends a window once its verdict is decided (loadgen/README.md,
+    "Stopping a failed window"): the late share of its requests. The engine's schedule may hold
+    one arrival more than `requests` counts (it rounds up): its steps are allowed for."""
+    return {"ms": p99_ms, "requests": math.ceil(late_share(search) * (requests + steps))}
 
 
 @dataclass(frozen=True)
@@ -207,7 +226,12 @@ class Prober:
             model = held.model(connections, self.holds, self.search, decisive)
         else:
             rule = warmup_rule(rate, self.search.warmup)
-            model = self.search.open_model(rate, self.search.window_s(rate, decisive))
+            window = self.search.window_s(rate, decisive)
+            model = self.search.open_model(rate, window)
+            # A window whose verdict its late requests decided ends there (spec/capacity.md, "A probe").
+            steps = len(self.runner.workload.steps)
+            late = stop_when_late(self.judged_by.p99_ms, self.search, self.offered(rate, window), steps)
+            model["stop_when_late"] = late
         # Slices whose median is past the objective's p99 cannot be a window that meets it.
         rule = replace(rule, give_up_p50_ms=self.judged_by.p99_ms)
         steps = self.runner.workload.steps
@@ -249,13 +273,20 @@ class Prober:
         ran = self.runner.run(document, f"the probe at {rate:,.1f}{unit_of(self.holds)}")
         result = ran.result
         gave_up = bool(result["warmup"].get("gave_up"))
-        window = 0.0 if gave_up else document["model"]["duration_s"]
+        stopped = result.get("stopped_at_s")
+        window = 0.0 if gave_up else document["model"]["duration_s"] if stopped is None else stopped
         offered = self.offered(rate, window)
         reasons = judged(result, offered, self.judged_by, self.search)
         requests = result["requests"]
         p50_ms, p99_ms, p999_ms, max_ms, ok_rps = self._latencies(result)
-        behind = gave_up or (offered and requests["ok"] < self.search.answered * offered)
         steps = len(self.runner.workload.steps)
+        answering = ok_rps
+        behind = gave_up or (offered and requests["ok"] < self.search.answered * offered)
+        if stopped is not None:
+            # A stopped window holds the answers of its first moments, not those still in flight
+            # when it stopped: what the server kept up with shows in its warm-up's slices instead.
+            answering = self._slices_answered(result)
+            behind = answering < self.search.answered * rate * steps
         return Probe(
             rate=rate,
             passed=not reasons and ran.busy <= ENGINE_BUSY_MAX,
@@ -287,7 +318,7 @@ class Prober:
             if not reasons
             else None,
             gave_up=gave_up,
-            ceiling=ok_rps / steps if behind and not self.holds else None,
+            ceiling=answering / steps if behind and not self.holds else None,
             stolen=ran.stolen,
         )
 
@@ -299,7 +330,7 @@ class Prober:
         if warmup.get("gave_up"):
             slices = decisive(warmup, self.search.warmup)
             p50, p99 = statistics.median(s["p50_ms"] for s in slices), max(s["p99_ms"] for s in slices)
-            return p50, p99, p99, p99, statistics.fmean(s["ok_rps"] for s in slices)
+            return p50, p99, p99, p99, self._slices_answered(result)
         latency = result["all"]["latency_us"]
         return (
             latency["p50"] / 1000,
@@ -308,6 +339,10 @@ class Prober:
             latency["max"] / 1000,
             result["ok_rps"],
         )
+
+    def _slices_answered(self, result: dict) -> float:
+        """Requests answered with success a second over the warm-up slices its rule decided on."""
+        return statistics.fmean(s["ok_rps"] for s in decisive(result["warmup"], self.search.warmup))
 
 
 def decisive(warmup: dict, rule: Rule) -> list[dict]:

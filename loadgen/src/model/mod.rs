@@ -84,6 +84,8 @@ pub struct RunOutcome {
     /// Open model: arrivals sent per second over the schedule's window.
     pub achieved_arrival_rate: Option<f64>,
     pub warmup: Option<Watched>,
+    /// Open model with `stop_when_late`: when its late requests ended the window.
+    pub stopped: Option<Instant>,
 }
 
 /// Runs the scenario's model from `t0`, after its warm-up if it has one; nothing outlives
@@ -141,6 +143,7 @@ pub async fn execute(
         end,
         achieved_arrival_rate: achieved,
         warmup: watched,
+        stopped: ctx.reg.stopped(),
     }
 }
 

@@ -149,7 +149,7 @@ impl Arrivals {
         let mut last_wake = t0;
         for (k, (offset, rate)) in schedule.enumerate() {
             let intended = t0 + offset;
-            if intended >= hard_end {
+            if intended >= hard_end || ctx.reg.stopped().is_some() {
                 break;
             }
             planned_end = intended + Duration::from_secs_f64(1.0 / rate);
@@ -190,19 +190,31 @@ pub async fn run(
     t0: Instant,
     hard_end: Instant,
 ) -> (Instant, f64) {
+    if let Some(late) = m.stop_when_late {
+        // In whole microseconds, as latencies are recorded: a latency of exactly `ms` is not late.
+        let late_us = (late.ms * 1000.0).round() as u64;
+        ctx.reg.stop_when_late(late_us, late.requests);
+    }
     let mut arrivals = Arrivals::new(m, pool);
     let (sent_in_window, planned_end) = arrivals
         .send(&ctx, Schedule::of(m).arrivals(), t0, hard_end)
         .await;
     // A late scheduler stretches the window, which lowers the achieved rate: that is the point.
-    let sched_end = planned_end.max(Instant::now());
+    let sched_end = ctx.reg.stopped().unwrap_or(planned_end.max(Instant::now()));
     let window = sched_end.saturating_duration_since(t0).as_secs_f64();
     let achieved = if window > 0.0 {
         sent_in_window as f64 / window
     } else {
         0.0
     };
-    let end = join_until(&mut arrivals.set, hard_end).await;
+    // Stopped, the window is decided, and what is in flight is cancelled rather than waited for.
+    let end = match ctx.reg.stopped() {
+        Some(stopped) => {
+            join_until(&mut arrivals.set, Instant::now()).await;
+            stopped
+        }
+        None => join_until(&mut arrivals.set, hard_end).await,
+    };
     (end, achieved)
 }
 

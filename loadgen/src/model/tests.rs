@@ -311,6 +311,7 @@ fn assert_on_schedule(received: &[Instant], before: Instant, due: &[Duration]) {
 fn open_model(rate: Option<f64>, duration_s: Option<f64>, iterations: Option<u64>) -> Open {
     Open {
         connections: None,
+        stop_when_late: None,
         rate,
         duration_s,
         iterations,
@@ -1039,6 +1040,62 @@ async fn a_stall_does_not_grow_a_bounded_pool() {
         "{:?}",
         held.all.latency_us
     );
+}
+
+#[tokio::test]
+async fn a_window_ends_once_its_late_requests_decide_it() {
+    // Every answer comes 100 ms after its arrival, over the 50 ms the run calls late; the eleventh
+    // late one, past the bound of ten, ends a window of 3 s about 150 ms in, and the arrivals in
+    // flight then are cancelled rather than waited for.
+    let srv = TestServer::start(Behavior {
+        delay: ms(100),
+        ..Default::default()
+    });
+    let model = serde_json::json!({"kind": "open", "rate": 200, "duration_s": 3.0,
+        "stop_when_late": {"ms": 50, "requests": 10}});
+    let r = run_timed(&scenario(&srv.target(), model, serde_json::json!({}))).await;
+    let d = &r.doc;
+    let stopped = d.stopped_at_s.expect("stopped");
+    assert!(
+        stopped >= 0.15 && stopped < 0.15 + LATE.as_secs_f64(),
+        "{stopped}"
+    );
+    assert_eq!(d.elapsed_s, stopped);
+    assert!(
+        d.requests.total >= 11 && d.requests.total < 200,
+        "{:?}",
+        d.requests
+    );
+    assert!(d.iterations.cancelled > 0, "{:?}", d.iterations);
+    assert!(srv.requests().len() < 200, "sent after the stop");
+    assert!(r.wall() < Duration::from_secs(1), "{:?}", r.wall());
+}
+
+#[tokio::test]
+async fn a_window_within_its_bound_runs_its_whole_schedule() {
+    let srv = TestServer::start(Behavior::default());
+    let model = serde_json::json!({"kind": "open", "rate": 200, "duration_s": 0.5,
+        "stop_when_late": {"ms": 1000, "requests": 0}});
+    let d = run_json(&scenario(&srv.target(), model, serde_json::json!({}))).await;
+    assert_eq!(d.stopped_at_s, None);
+    assert_eq!(d.requests.ok, 100);
+}
+
+#[tokio::test]
+async fn arrivals_dropped_at_the_cap_count_as_late() {
+    // The first 5 arrivals are answered after 300 ms, within the 10 s that is late: the arrivals
+    // after them are dropped at `max_in_flight`, and the eleventh drop (arrival 15, due at 150 ms)
+    // ends the window before any answer came.
+    let srv = TestServer::start(Behavior {
+        delay: ms(300),
+        ..Default::default()
+    });
+    let model = serde_json::json!({"kind": "open", "rate": 100, "duration_s": 2.0,
+        "max_in_flight": 5, "stop_when_late": {"ms": 10000, "requests": 10}});
+    let d = run_json(&scenario(&srv.target(), model, serde_json::json!({}))).await;
+    let stopped = d.stopped_at_s.expect("stopped");
+    assert!((0.15..0.3).contains(&stopped), "{stopped}");
+    assert_eq!((d.iterations.dropped, d.requests.total), (11, 0));
 }
 
 // ---- Warm-up until steady ----
