@@ -120,9 +120,11 @@ def judged(result: dict, offered: int, objective: Objective, search: SearchParam
         reasons.append(f"p99.9 {latency['p999'] / 1000:.1f} ms > {objective.p999_ms:g} ms")
     if requests["total"] and errors / requests["total"] > search.errors:
         reasons.append(f"errors {errors / requests['total']:.2%} > {search.errors:.1%}")
-    if offered and requests["ok"] / offered < search.answered:
+    stopped = result.get("stopped_at_s")
+    # A stopped window's share answered would count what was in flight when it stopped as lost.
+    if stopped is None and offered and requests["ok"] / offered < search.answered:
         reasons.append(f"answered {requests['ok'] / offered:.1%} < {search.answered:.0%}")
-    if (stopped := result.get("stopped_at_s")) is not None:
+    if stopped is not None:
         late = f"over {objective.p99_ms:g} ms, failed or not sent"
         reasons.append(f"stopped after {stopped:.2f} s: {late_share(search):.0%} of its requests late ({late})")
     return reasons
