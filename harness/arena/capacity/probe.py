@@ -231,13 +231,12 @@ class Prober:
             window = self.search.window_s(rate, decisive)
             model = self.search.open_model(rate, window)
             # A window whose verdict its late requests decided ends there (spec/capacity.md, "A probe").
-            steps = len(self.runner.workload.steps)
-            late = stop_when_late(self.judged_by.p99_ms, self.search, self.offered(rate, window), steps)
-            model["stop_when_late"] = late
+            planned, steps = self.offered(rate, window), len(self.runner.workload.steps)
+            model["stop_when_late"] = stop_when_late(self.judged_by.p99_ms, self.search, planned, steps)
         # Slices whose median is past the objective's p99 cannot be a window that meets it.
         rule = replace(rule, give_up_p50_ms=self.judged_by.p99_ms)
-        steps = self.runner.workload.steps
-        return self.runner.document(model, steps, rule.max_s + model["duration_s"] + DRAIN_S, rule)
+        max_s = rule.max_s + model["duration_s"] + DRAIN_S
+        return self.runner.document(model, self.runner.workload.steps, max_s, rule)
 
     def warm(self, rate: float) -> float:
         """Loads a fresh start at `rate` until steady, for at most `warm_max_s`, and measures
