@@ -83,20 +83,22 @@ def test_a_noisy_cell_stops_after_three_starts_by_its_own_bound():
     assert "noisy" in another_start(spread, 0, RULE, 0.05)  # compute's bound, 5%: they would not
 
 
-def test_a_cell_whose_two_starts_saturated_apart_takes_a_third_whatever_its_order():
+def test_a_cell_alone_whose_two_starts_saturated_apart_takes_a_third_and_one_in_an_order_as_its_order_says():
     """Go's json in run 20261205-095443: one start saturated at 26,559/s, the next at 34,186/s, where
-    the run before had 33,826 and 33,936. A third start tells which one was off."""
-    apart = [dataclasses.replace(search(e), saturated=saturation(s)) for e, s in ((18771, 26559), (26737, 34186))]
+    the run before had 33,826 and 33,936. Alone, a third start gives it a median of its own; in an
+    order, the order weighs that spread (capacity/order.py), and a decided step takes no more."""
+    apart = [dataclasses.replace(search(26737), saturated=saturation(s)) for s in (26559, 34186)]
+    assert another_start(apart, 0, RULE, NOISY) is None  # one bracket confirmed, two saturations apart
+    assert another_start([*apart, apart[1]], 0, RULE, NOISY) is not None  # three: the median stands
+    alike = [dataclasses.replace(search(26737), saturated=saturation(s)) for s in (33826, 33936)]
+    assert another_start(alike, 0, RULE, NOISY) is not None  # and saturations alike: precise enough
+    at_the_engine = [dataclasses.replace(apart[0], saturated=saturation(26559, engine_bound=True)), apart[1]]
+    assert another_start(at_the_engine, 0, RULE, NOISY) is not None  # the engine's number, not the server's
 
-    def decided() -> None:  # its neighbours far away: the order alone would stop it
+    def decided() -> None:  # its neighbours far away: the order stops it
         return None
 
-    assert another_start(apart, 0, RULE, NOISY, decided) is None
-    assert "decided" in another_start([*apart, apart[1]], 0, RULE, NOISY, decided)  # three: the median stands
-    alike = [dataclasses.replace(search(e), saturated=saturation(s)) for e, s in ((18771, 33826), (26737, 33936))]
-    assert "decided" in another_start(alike, 0, RULE, NOISY, decided)
-    at_the_engine = [dataclasses.replace(apart[0], saturated=saturation(26559, engine_bound=True)), apart[1]]
-    assert "decided" in another_start(at_the_engine, 0, RULE, NOISY, decided)  # the engine's number, not the server's
+    assert "decided" in another_start(apart, 0, RULE, NOISY, decided)
 
 
 def test_a_cell_with_a_bound_takes_the_least_starts():

@@ -32,7 +32,7 @@ class CapacityKind(Kind):
     help = "where each runtime breaks: the highest rate under a latency objective"
     repeat = None
     repeat_help = (
-        "the most independent server starts a cell takes (default 4: at least 2, more while its place in its "
+        "the most independent server starts a cell takes (default 3: at least 2, more while its place in its "
         "workload's order is open; spec/capacity.toml)"
     )
     arguments = staticmethod(add_arguments)

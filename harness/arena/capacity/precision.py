@@ -35,9 +35,9 @@ def confirmed(searches: list[CapacitySearch]) -> bool:
 
 def saturations_disagree(searches: list[CapacitySearch], noisy: float) -> bool:
     """Whether the starts' saturations vary by more than the workload's `noisy` bound (CV), none of
-    them at the engine's limit. A closed loop's throughput repeats within a few percent from start
-    to start (spec/capacity.md, "Spread"): two that do not disagree because one start was off, and
-    only a third tells which, so that the cell's median is not the mean of a good start and a bad."""
+    them at the engine's limit: for a cell alone in its workload, a third start then gives it a
+    median that is one start's own rather than the mean of two far apart (spec/capacity.md, "Starts
+    where the order is open")."""
     levels = [s.saturation() for s in searches]
     rates = [level.throughput for level in levels if level is not None and not level.engine_bound]
     if len(rates) < 2 or len(rates) < len(searches):
@@ -55,12 +55,12 @@ def another_start(
     """Why the cell needs no start beyond the `len(searches) + failed` it had, or None when it
     needs one: at least `least` starts; `most` ends every cell; one where a start gave only a bound
     (the engine, broke, max_rate, min_rate, out of probes) is reported as that bound, which another start
-    cannot narrow. Between them, a cell whose starts' saturations disagree takes starts until it has
-    `noisy_after`, and a cell in a workload's order takes starts while a step `beside` it is open
-    (capacity/order.py): the answer is the order, and a cell far from its neighbours needs no more.
-    A cell alone in its workload (`beside` None) stops once its interval is within `within` of the
-    median, or once `noisy_after` starts vary by more than `noisy` (CV), a spread that the most
-    starts could not narrow to `within`."""
+    cannot narrow. Between them, a cell in a workload's order takes starts while a step `beside` it
+    is open (capacity/order.py): the answer is the order, which weighs the spread its starts show, and
+    a cell far from its neighbours needs no more. A cell alone in its workload (`beside` None) takes
+    starts until it has `noisy_after` while its starts' saturations disagree, and stops once its
+    interval is within `within` of the median, or once `noisy_after` starts vary by more than `noisy`
+    (CV), a spread that the most starts could not narrow to `within`."""
     had = len(searches) + failed
     if had < starts.least:
         return None
@@ -68,10 +68,10 @@ def another_start(
         return f"{had} starts, the most a cell takes"
     if bound := next((s.ended for s in searches if s.ended != FOUND), None):
         return f"{had} starts, one ending {bound}: the cell is a bound, which another start cannot narrow"
-    if had < starts.noisy_after and saturations_disagree(searches, noisy):
-        return None
     if beside is not None:
         return None if beside() else f"{had} starts: its place in its workload's order is decided"
+    if had < starts.noisy_after and saturations_disagree(searches, noisy):
+        return None
     summary = edges(searches)
     if failed or summary is None or summary.ci_low is None or summary.ci_high is None:
         return None
