@@ -78,9 +78,24 @@ def test_a_bound_tells_nothing_below_it_and_keeps_a_lead_above():
     under = order.of(bounded | cells(bun=[60000.0, 61000.0]))
     assert (under.steps[0].upper, under.steps[0].sign) == ("bun", UNTOLD)  # rust's edge could be above
     assert not under.steps[0].open and "rust is at least 50,500" in under.steps[0].why
-    # A lead the noisy cell below does not yet show: more starts of it may (the bound takes none).
-    unshown = order.of(bounded | cells(go=[30000.0, 45000.0]))
+    # A lead the cell below does not yet show: three starts a side may, and not where they spread so.
+    unshown = order.of(bounded | cells(go=[30000.0, 36000.0]), most=3)
     assert (unshown.steps[0].sign, unshown.steps[0].open) == (UNTOLD, True) and unshown.steps[0].low < 1
+    spread = order.of(bounded | cells(go=[30000.0, 45000.0]), most=3)
+    assert (spread.steps[0].sign, spread.steps[0].open) == (UNTOLD, False)
+
+
+def test_a_bound_takes_starts_only_while_its_lead_may_still_show():
+    rust = [search(50000.0, ENGINE_BOUND), search(51000.0, ENGINE_BOUND)]
+
+    def needs(**below: list[float]) -> bool:
+        neighbours = {"rust": rust} | cells(**below)
+        return another_start(rust, 0, RULE, 0.1, lambda: order.of(neighbours, 3).open_beside("rust")) is None
+
+    assert needs(go=[30000.0, 36000.0])  # x1.5 that a third start a side may show
+    assert not needs(go=[20000.0, 20400.0])  # shown already: rust > go
+    assert not needs(go=[30000.0, 45000.0])  # not even three a side would show it
+    assert "the cell is a bound" in another_start(rust, 0, RULE, 0.1)  # alone: another start cannot narrow it
 
 
 def test_one_start_is_untold_and_open():

@@ -15,7 +15,7 @@ from itertools import pairwise
 from arena.capacity.result import CapacitySearch
 from arena.capacity.search import FOUND
 from arena.capacity.workloads import search_parameters
-from arena.compare.model import THRESHOLD, Verdict, separable, tested
+from arena.compare.model import Verdict, separable, tested
 from arena.measured.measurement import Measurement
 
 SEPARATED, CLOSE, UNTOLD = ">", "≈", "?"
@@ -188,10 +188,10 @@ def _step(upper: Standing, lower: Standing, most: int) -> Step:
     # calls no such difference one; and one that `most` starts a side would not separate if their
     # edges kept the spread measured takes none either: more starts go only where they may decide
     # the order (spec/capacity.md, "Starts where the order is open").
-    may_show = ratio >= 1 + THRESHOLD
+    may_show = separable(lower.samples, upper.samples, most, resolution)
     if upper.bound is not None:
-        # Its lead may still show with more starts of the cell below; the bound takes no more
-        # (capacity/precision.py).
+        # Its lead may still show with more starts of both: each start's bound is at least its own
+        # edge, so more of them can only make that lead surer (capacity/precision.py).
         why = f"{upper.impl} is at least {upper.bound:,.0f}, its edge beyond what a start told"
         return Step(**made, sign=UNTOLD, open=may_show, why=why)
-    return Step(**made, sign=CLOSE, open=separable(lower.samples, upper.samples, most, resolution))
+    return Step(**made, sign=CLOSE, open=may_show)

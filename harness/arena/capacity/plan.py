@@ -41,8 +41,8 @@ def planned(options: argparse.Namespace) -> CapacityPlan:
 # and of a later one's.
 START_S = 5
 SATURATE_S = 3
-PROBE_S = 3
-FIRST_PROBES, HINTED_PROBES = 10, 5  # the medians of run 20261206-025530 (spec/capacity.md, "Time")
+PROBE_S = 4
+FIRST_PROBES, HINTED_PROBES = 11, 5  # the medians of run 20261206-130605 (spec/capacity.md, "Time")
 # How likely a start beyond the least a cell takes is needed, and each one after it by as much
 # again: of the 60 cells of run 20261206-093231, 12 had a step beside them that three starts could
 # decide after their first two (spec/capacity.md, "Starts where the order is open").

@@ -53,11 +53,12 @@ def another_start(
     beside: Callable[[], Step | None] | None = None,
 ) -> str | None:
     """Why the cell needs no start beyond the `len(searches) + failed` it had, or None when it
-    needs one: at least `least` starts; `most` ends every cell; one where a start gave only a bound
-    (the engine, broke, max_rate, min_rate, out of probes) is reported as that bound, which another start
-    cannot narrow. Between them, a cell in a workload's order takes starts while a step `beside` it
-    is open (capacity/order.py): the answer is the order, which weighs the spread its starts show, and
-    a cell far from its neighbours needs no more. A cell alone in its workload (`beside` None) takes
+    needs one: at least `least` starts; `most` ends every cell. Between them, a cell in a workload's
+    order takes starts while a step `beside` it is open (capacity/order.py): the answer is the
+    order, which weighs the spread its starts show, and a cell far from its neighbours needs no more;
+    one where a start gave only a bound (the engine, broke, max_rate, min_rate, out of probes) takes
+    them only while its lead over the cell below may still show, and is otherwise reported as that
+    bound, which another start cannot narrow. A cell alone in its workload (`beside` None) takes
     starts until it has `noisy_after` while its starts' saturations disagree, and stops once its
     interval is within `within` of the median, or once `noisy_after` starts vary by more than `noisy`
     (CV), a spread that the most starts could not narrow to `within`."""
@@ -66,10 +67,15 @@ def another_start(
         return None
     if had >= starts.most:
         return f"{had} starts, the most a cell takes"
-    if bound := next((s.ended for s in searches if s.ended != FOUND), None):
+    bound = next((s.ended for s in searches if s.ended != FOUND), None)
+    # A bound's step is open only where it stands above (capacity/order.py), and each start's bound
+    # is at least its own edge: another start can only show its lead more surely.
+    if beside is not None and beside():
+        return None
+    if bound is not None:
         return f"{had} starts, one ending {bound}: the cell is a bound, which another start cannot narrow"
     if beside is not None:
-        return None if beside() else f"{had} starts: its place in its workload's order is decided"
+        return f"{had} starts: its place in its workload's order is decided"
     if had < starts.noisy_after and saturations_disagree(searches, noisy):
         return None
     summary = edges(searches)
