@@ -20,15 +20,13 @@ from arena.context import Context
 from arena.errors import UsageError
 from arena.host import cores
 from arena.impls.catalog import Manifest
-from arena.measured.measurement import Measurement, Outcome
+from arena.measured.measurement import CAPACITY, MICRO, REST, SOAK, Measurement, Outcome
 from arena.measured.stats import NOISY_COV
 from arena.measured.store import Run
 from arena.report.tables import Report
 
 MAX_REPEAT = 100
-# Each kind's name in the store, its folder and its exports, and the command that runs it: the REST
-# scenarios (rest/) are run by `arena run`, the main job (stored as "http" until store schema 4).
-REST, MICRO, CAPACITY, SOAK = "rest", "micro", "capacity", "soak"
+# The command that runs each kind: the REST scenarios (rest/) are run by `arena run`, the main job.
 COMMANDS = {REST: "run", MICRO: "micro", CAPACITY: "capacity", SOAK: "soak"}
 # The suites of the kinds whose experiments have profiles: `quick` and `paper` in every one, and
 # `findings` — the points the seeds' findings need in the seeds' regime (spec/findings.md) — in
@@ -119,7 +117,7 @@ class Task:
 
     def describe(self) -> str:
         return (
-            f"{self.manifest.name:14} {self.point.experiment:16} {self.point.label:34} "
+            f"{self.manifest.shown:14} {self.point.experiment:16} {self.point.label:34} "
             f"cpus={self.cpus} rep {self.repetition + 1}"
         )
 

@@ -14,8 +14,11 @@ import argparse
 ALL_BUDGETS = "1, 2, 4, … leaving a core for the engine"
 
 
-def impls(parser: argparse.ArgumentParser, what: str = "implementations") -> None:
-    parser.add_argument("--impl", nargs="*", default=[], help=f"{what} (default: all available)")
+SETUPS = "an implementation's name is every setup of it (node), impl:setup one (node:http-single)"
+
+
+def impls(parser: argparse.ArgumentParser, what: str = "implementations", default: str = "all available") -> None:
+    parser.add_argument("--impl", nargs="*", default=[], help=f"{what} (default: {default})")
 
 
 def budgets(parser: argparse.ArgumentParser, default: str = ALL_BUDGETS) -> None:

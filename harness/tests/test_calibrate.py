@@ -127,7 +127,7 @@ def test_a_planted_effect_moves_the_claimed_side_the_claimed_way():
     assert plant(scala, None) == pytest.approx(1.25) and plant(go, None) == 1.0
     assert calibrate.truth(worst, 1.25) is Verdict.AGREES and calibrate.truth(worst, 1.02) is None
     drop = next(f for f in catalog.load() if f.id == "H-4.1-c-drop").tests[0]  # worse by 9 times or more
-    node = Cell("node", {"rate": 150}, 1, None, 3, 0, frozenset())
+    node = Cell("node:express-single", {"rate": 150}, 1, None, 3, 0, frozenset())
     assert (
         calibrate.planted(drop, 1.1)(node, 10) == pytest.approx(11.0) and calibrate.truth(drop, 1.1) is Verdict.AGREES
     )

@@ -39,35 +39,35 @@ def measurements(**edges: list[float]) -> list[Measurement]:
 
 
 def test_neighbours_far_apart_are_ordered_and_close_ones_are_not():
-    found = order.of(cells(go=[20000.0, 20500.0, 19800.0], rust=[41000.0, 40000.0], node=[4000.0, 4100.0]))
-    assert [s.impl for s in found.standings] == ["rust", "go", "node"]
+    found = order.of(cells(go=[20000.0, 20500.0, 19800.0], rust=[41000.0, 40000.0], python=[4000.0, 4100.0]))
+    assert [s.impl for s in found.standings] == ["rust", "go", "python"]
     assert [s.sign for s in found.steps] == [SEPARATED, SEPARATED]
     rust_go = found.steps[0]
     assert rust_go.ratio == pytest.approx(2.0, rel=0.03) and rust_go.low < rust_go.ratio < rust_go.high
-    assert found.line().startswith("rust > go > node: rust/go x2.0")
-    close = order.of(cells(java=[15000.0, 15600.0], kotlin=[16400.0, 17000.0]))
+    assert found.line().startswith("rust > go > python: rust/go x2.0")
+    close = order.of(cells(scala=[15000.0, 15600.0], kotlin=[16400.0, 17000.0]))
     assert close.steps[0].sign == CLOSE and close.steps[0].open  # x1.09: more starts may tell them apart
-    assert close.open_beside("java") is close.steps[0]
+    assert close.open_beside("scala") is close.steps[0]
 
 
 def test_a_close_step_is_open_only_where_the_most_starts_could_decide_it():
     # x1.09 with edges 4% apart within each cell: four starts a side would separate them, two cannot.
-    edges = cells(java=[15000.0, 15600.0], kotlin=[16400.0, 17000.0])
+    edges = cells(scala=[15000.0, 15600.0], kotlin=[16400.0, 17000.0])
     assert order.of(edges, most=4).steps[0].open and not order.of(edges, most=2).steps[0].open
     # x1.04 between cells whose starts vary by 5%: not even six starts a side would tell them apart.
-    spread = order.of(cells(java=[15000.0, 16000.0, 14500.0], kotlin=[15800.0, 15300.0, 16700.0]), most=6)
+    spread = order.of(cells(scala=[15000.0, 16000.0, 14500.0], kotlin=[15800.0, 15300.0, 16700.0]), most=6)
     assert spread.steps[0].sign == CLOSE and not spread.steps[0].open
     # x1.11 between cells whose two starts are a third apart: four more would not decide it either.
-    wide = order.of(cells(java=[12000.0, 18000.0], kotlin=[14000.0, 19500.0]), most=4)
-    assert wide.steps[0].sign == CLOSE and not wide.steps[0].open and wide.open_beside("java") is None
+    wide = order.of(cells(scala=[12000.0, 18000.0], kotlin=[14000.0, 19500.0]), most=4)
+    assert wide.steps[0].sign == CLOSE and not wide.steps[0].open and wide.open_beside("scala") is None
 
 
 def test_a_step_within_the_smallest_change_is_close_and_not_open():
     # x1.01: a ratio `arena compare` calls no difference, however narrow more starts made it.
-    level = order.of(cells(java=[15000.0, 16000.0, 14500.0], kotlin=[15200.0, 14800.0, 15900.0]))
+    level = order.of(cells(scala=[15000.0, 16000.0, 14500.0], kotlin=[15200.0, 14800.0, 15900.0]))
     assert level.steps[0].sign == CLOSE and not level.steps[0].open
     # Four starts a side that each confirm one bracket: their ratio lies within 3% for certain.
-    confirmed = order.of(cells(java=[15000.0] * 4, kotlin=[15000.0] * 4))
+    confirmed = order.of(cells(scala=[15000.0] * 4, kotlin=[15000.0] * 4))
     assert confirmed.steps[0].sign == CLOSE and not confirmed.steps[0].open
 
 
@@ -99,7 +99,7 @@ def test_a_bound_takes_starts_only_while_its_lead_may_still_show():
 
 
 def test_one_start_is_untold_and_open():
-    found = order.of(cells(go=[20000.0], node=[4000.0, 4100.0]))
+    found = order.of(cells(go=[20000.0], python=[4000.0, 4100.0]))
     assert found.steps[0].sign == UNTOLD and found.steps[0].open and found.steps[0].low is None
     assert "one start of go" in found.line()
 
@@ -110,22 +110,22 @@ def test_starts_go_where_the_order_is_open_and_a_cell_far_from_its_neighbours_st
         beside = (lambda: order.of(neighbours, RULE.most).open_beside(impl)) if len(neighbours) > 1 else None
         return another_start(neighbours[impl], 0, RULE, 0.1, beside) is None
 
-    far = {"go": [20000.0, 20500.0], "rust": [41000.0, 40000.0], "node": [4000.0, 4100.0]}
-    assert not needs("go", **far) and not needs("node", **far)
-    close = {"java": [15500.0, 16500.0], "kotlin": [15200.0, 14800.0], "node": [4000.0, 4100.0]}
-    assert needs("java", **close) and needs("kotlin", **close) and not needs("node", **close)
-    level = {"java": [15000.0, 16000.0], "kotlin": [15400.0, 15600.0]}  # x1.00: within the smallest change
-    assert not needs("java", **level) and not needs("kotlin", **level)
-    assert needs("java", java=[15000.0], node=[4000.0, 4100.0])  # the least comes first
-    assert not needs("java", java=[15000.0, 16000.0] * 3, kotlin=[15200.0, 14800.0] * 3)  # the most
+    far = {"go": [20000.0, 20500.0], "rust": [41000.0, 40000.0], "python": [4000.0, 4100.0]}
+    assert not needs("go", **far) and not needs("python", **far)
+    close = {"scala": [15500.0, 16500.0], "kotlin": [15200.0, 14800.0], "python": [4000.0, 4100.0]}
+    assert needs("scala", **close) and needs("kotlin", **close) and not needs("python", **close)
+    level = {"scala": [15000.0, 16000.0], "kotlin": [15400.0, 15600.0]}  # x1.00: within the smallest change
+    assert not needs("scala", **level) and not needs("kotlin", **level)
+    assert needs("scala", scala=[15000.0], python=[4000.0, 4100.0])  # the least comes first
+    assert not needs("scala", scala=[15000.0, 16000.0] * 3, kotlin=[15200.0, 14800.0] * 3)  # the most
     # Alone in its workload, a cell's own interval decides: two starts a bracket apart give ±19%.
     assert needs("go", go=[20000.0, 20600.0]) and not needs("go", go=[20000.0, 20000.0])
 
 
 def test_cells_judge_a_task_by_the_cells_of_its_own_workload_and_budget():
-    stored = measurements(java=[15500.0, 16500.0], kotlin=[15200.0, 14800.0], node=[4000.0, 4100.0])
+    stored = measurements(scala=[15500.0, 16500.0], kotlin=[15200.0, 14800.0], python=[4000.0, 4100.0])
     elsewhere = [
-        Measurement("capacity", "node", "json", POINT, 2, rep, Outcome.MEASURED, payload=search(15500.0))
+        Measurement("capacity", "python", "json", POINT, 2, rep, Outcome.MEASURED, payload=search(15500.0))
         for rep in range(2)
     ]
     known = Cells(stored + elsewhere, RULE)
@@ -136,32 +136,32 @@ def test_cells_judge_a_task_by_the_cells_of_its_own_workload_and_budget():
     def task(impl: str, cpus: int = 1) -> Task:
         return Task("capacity", SimpleNamespace(name=impl), point, cpus, 2, 1.0)
 
-    assert known.needless(task("java")) is None and known.needless(task("kotlin")) is None
-    assert "decided" in known.needless(task("node"))
-    assert "±" in known.needless(task("node", cpus=2))  # alone at cpus=2, by its own precision
+    assert known.needless(task("scala")) is None and known.needless(task("kotlin")) is None
+    assert "decided" in known.needless(task("python"))
+    assert "±" in known.needless(task("python", cpus=2))  # alone at cpus=2, by its own precision
 
 
 def test_the_table_ends_with_the_order_and_the_export_carries_it():
-    made = measurements(go=[20000.0, 20500.0, 19800.0], rust=[41000.0, 40000.0], node=[4000.0, 4100.0])
+    made = measurements(go=[20000.0, 20500.0, 19800.0], rust=[41000.0, 40000.0], python=[4000.0, 4100.0])
     (section,) = tables.report("t", made, []).sections
     assert section.answer == [f"order: {order.of_run(made)[('json', POINT, 1)].line()}"]
     run = Run(1, "r", "capacity", "capacity", 0.0, 1.0, None, "c", False, {}, {})
     document = export.document(run, made, lambda _: {}, lambda _: 0.1, orders=order.exported(made))
     (exported,) = json.loads(export.as_json(document))["orders"]
-    assert exported["order"] == ["rust", "go", "node"] and exported["steps"][0]["sign"] == SEPARATED
+    assert exported["order"] == ["rust", "go", "python"] and exported["steps"][0]["sign"] == SEPARATED
     alone = measurements(go=[20000.0, 20500.0])
     assert tables.report("t", alone, []).sections[0].answer == [] and order.exported(alone) == []
 
 
 def test_a_second_run_repeats_the_order_unless_a_pair_turns_round_or_a_clear_lead_goes():
-    first = measurements(rust=[41000.0, 40000.0], go=[20000.0, 20500.0], java=[15000.0, 16000.0])
-    same = measurements(rust=[40000.0, 40500.0], go=[21000.0, 20000.0], java=[16500.0, 15500.0])
+    first = measurements(rust=[41000.0, 40000.0], go=[20000.0, 20500.0], scala=[15000.0, 16000.0])
+    same = measurements(rust=[40000.0, 40500.0], go=[21000.0, 20000.0], scala=[16500.0, 15500.0])
     (row,) = tables.orders_compared(first, same).table.rows
     assert row.cells[3].show() == "yes"
     # Go and Java turn round, each told apart: and Rust's lead over Java (x2.6) is gone.
-    turned = measurements(rust=[16000.0, 16200.0], go=[12000.0, 12100.0], java=[20000.0, 20300.0])
+    turned = measurements(rust=[16000.0, 16200.0], go=[12000.0, 12100.0], scala=[20000.0, 20300.0])
     (row,) = tables.orders_compared(first, turned).table.rows
     shown = row.cells[3].show()
-    assert shown.startswith("no: ") and "go > java in the first, java > go in the second" in shown
-    assert "rust/java x2.6" in shown
-    assert tables.orders_compared(first, measurements(node=[4000.0, 4100.0])) is None
+    assert shown.startswith("no: ") and "go > scala in the first, scala > go in the second" in shown
+    assert "rust/scala x2.6" in shown
+    assert tables.orders_compared(first, measurements(python=[4000.0, 4100.0])) is None

@@ -203,7 +203,7 @@ def test_a_failure_that_lost_its_cores_time_to_the_hypervisor_is_taken_once_more
         runs = iter(verdicts)
         tries: list[int] = []
 
-        def once(rate: float, attempt: int, decisive: bool) -> Probe:
+        def once(rate: float, attempt: int, decisive: bool, window_s: float | None = None) -> Probe:
             tries.append(attempt)
             passed, stolen = next(runs)
             reasons = () if passed else ("p99 12.0 ms > 10 ms",)

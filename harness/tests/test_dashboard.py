@@ -30,7 +30,7 @@ from arena.measured.store import Store
 from arena.paths import ROOT
 from arena.report.render.browser import chromium
 from conftest import needs_engine, write_manifest
-from test_report_html import SCREENSHOTS, report_of
+from test_report_html import SCREENSHOTS, charts_drawn, report_of
 from test_rest_measure import measured, task
 
 
@@ -101,6 +101,14 @@ def dashboard(manifests):
         thread.join(10)
 
 
+def open_by_click(page, selector: str) -> int:
+    """Clicks what opens another page and returns the charts that page drew. Every page sets
+    chartsDrawn, so waiting without the navigation could read the page being left (CI saw 0)."""
+    with page.expect_navigation():
+        page.click(selector)
+    return charts_drawn(page)
+
+
 def status_of(url: str, method: str = "GET", headers: dict | None = None, body: bytes | None = None) -> int:
     request = urllib.request.Request(url, data=body, method=method, headers=headers or {})
     try:
@@ -126,9 +134,7 @@ def test_runs_compare_and_console_work_in_chromium(runs):
         page.fill("#filter", runs[0])
         assert page.locator("#runs tbody tr:visible").count() == 1
         page.screenshot(path=str(SCREENSHOTS / "dashboard-runs.png"), full_page=True)
-        page.click(f"text={runs[0]}")
-        page.wait_for_function("document.body.dataset.chartsDrawn !== undefined")
-        assert int(page.evaluate("document.body.dataset.chartsDrawn")) == page.locator("canvas[data-chart]").count() > 0
+        assert open_by_click(page, f"text={runs[0]}") == page.locator("canvas[data-chart]").count() > 0
 
         page.goto(f"{base}/runs")
         page.click("nav >> text=findings")
@@ -138,9 +144,7 @@ def test_runs_compare_and_console_work_in_chromium(runs):
         page.goto(f"{base}/runs")
         page.check(f"input[name=a][value='{runs[0]}']")
         page.check(f"input[name=b][value='{runs[1]}']")
-        page.click("#compare-runs")
-        page.wait_for_function("document.body.dataset.chartsDrawn !== undefined")
-        assert int(page.evaluate("document.body.dataset.chartsDrawn")) >= 2  # ratio bars, overlaid percentiles
+        assert open_by_click(page, "#compare-runs") >= 2  # ratio bars, overlaid percentiles
         assert "B/A" in page.content()
         page.screenshot(path=str(SCREENSHOTS / "dashboard-compare.png"), full_page=True)
 
@@ -148,17 +152,13 @@ def test_runs_compare_and_console_work_in_chromium(runs):
         page.select_option("#one-run", runs[2])
         page.select_option("#impl-a", "fake")
         page.select_option("#impl-b", "other")
-        page.click("#compare-impls")
-        page.wait_for_function("document.body.dataset.chartsDrawn !== undefined")
-        assert int(page.evaluate("document.body.dataset.chartsDrawn")) >= 2
+        assert open_by_click(page, "#compare-impls") >= 2
         assert f"{runs[2]}:other compared with {runs[2]}:fake" in page.title() + page.inner_text("h1")
         assert "verdict" in page.inner_text("main")
 
         page.goto(f"{base}/runs")
         page.select_option("#history-impl", "fake")
-        page.click("#show-history")
-        page.wait_for_function("document.body.dataset.chartsDrawn !== undefined")
-        assert int(page.evaluate("document.body.dataset.chartsDrawn")) >= 1  # a line per point and number
+        assert open_by_click(page, "#show-history") >= 1  # a line per point and number
         assert "the history of fake" in page.inner_text("h1") and runs[0] in page.inner_text("main")
         page.screenshot(path=str(SCREENSHOTS / "dashboard-history.png"), full_page=True)
 

@@ -12,6 +12,7 @@ from arena.capacity.workloads import chosen, objective_of, search_parameters
 from arena.cli import main as cli
 from arena.cli.measuring import kinds
 from arena.host import cores
+from arena.impls import catalog
 from arena.paths import ROOT
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -156,6 +157,16 @@ def test_capacity_states_the_least_and_the_most_starts_of_a_cell():
         found = re.search(stated, " ".join(text.split()))
         assert found, "docs/capacity.md and spec/capacity.md state the least and the most starts"
         assert tuple(map(float, found.groups())) == (round(rule.within * 100), rule.least, rule.most)
+
+
+def test_capacity_and_the_soak_measure_the_setups_their_help_names_and_no_other():
+    """A plan stores names that are selected again when it runs; the default row's own name (`node`)
+    selects every setup of its implementation, so a default plan that stored it measured them all."""
+    rows, _ = catalog.load()
+    assert catalog.select(rows, planned("capacity")["impl"]) == catalog.compared(rows)
+    assert catalog.select(rows, planned("soak")["impl"]) == [m for m in rows if m.default]
+    (impl,) = [a for a in commands()["capacity"]._actions if a.dest == "impl"]
+    assert "each implementation's default setup and its lightest" in " ".join(impl.help.split())
 
 
 def test_the_soak_example_states_its_length_and_share():

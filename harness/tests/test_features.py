@@ -29,7 +29,7 @@ def test_cloc_counts_source_and_tests_apart_from_git_tracked_files(cloc):
     size = features.size(go)
     assert size.languages == ["Go"]  # the built binary in bin/ and go.sum are not code
     assert size.source > 200 and size.tests > 200  # main.go and friends; the *_test.go files
-    (node,) = catalog.select(catalog.load()[0], ["node"])
+    node = catalog.one(catalog.load()[0], "node")
     assert "TypeScript" in features.size(node).languages  # with lib-ts, which its build reads
 
 

@@ -561,8 +561,10 @@ def test_a_value_published_at_the_budget_wins_over_one_published_without():
     # blog-ab: the async server at one core (468.85 req/s), the cluster without a core count (474.5)
     (async_test,) = finding("B-ab1").tests
     (cluster,) = finding("B-ab2").tests
-    assert judge_module._seed(async_test, 1) == {"node": 468.85}
-    assert judge_module._seed(cluster, 2) == {"node": 474.5}
+    assert judge_module._seed(async_test, 1) == {"node:http-single": 468.85, "node:http-cluster": 474.5}
+    assert judge_module._seed(cluster, 2) == {"node:http-cluster": 474.5}
+    # Each judges the setup the blog measured it on: the one process, and the cluster.
+    assert (async_test.rule.impls(), cluster.rule.impls()) == (["node:http-single"], ["node:http-cluster"])
 
 
 def test_the_evidence_of_a_verdict_is_drawn_folded_under_the_table():
@@ -570,7 +572,8 @@ def test_the_evidence_of_a_verdict_is_drawn_folded_under_the_table():
     judged = judge_all(measured, [deciding(finding("T-Fig4-a")), finding("T-6-d")])
     made = section(judged, [])
     (chart,) = made.charts  # the untestable finding and the test not made draw nothing
-    assert chart.folded and chart.categories == ["elixir", "go", "node"] and "T-Fig4-a (agrees)" in chart.title
+    assert chart.folded and chart.categories == ["elixir", "go", "node:express-cluster"]
+    assert "T-Fig4-a (agrees)" in chart.title
     (bars,) = chart.series
     assert [v.y for v in bars.values] == [14300.0, 23500.0, 2050.0] and all(v.low < v.y < v.high for v in bars.values)
 
@@ -863,13 +866,14 @@ def test_the_findings_suite_measures_only_what_the_testable_findings_compare():
     made = findings_suite.plan(catalog.load(), machine=2)
     items = {(item.experiment, item.points): item for item in made.items}
     (password,) = [item for item in made.items if item.experiment == "thesis-password"]
-    assert password.impls == ("elixir", "go", "node") and password.cpus == (1, 2)  # cpus 2 on shared cores
+    assert password.impls == ("elixir", "go", "node:express-cluster") and password.cpus == (1, 2)  # shared cores
     assert password.points == () and "T-Fig2-a" in password.findings and "T-Fig4-a" not in password.findings
     # bcrypt at cost 20, whose errors no server of today gives while its clients wait: not measured, and why
     assert any(line.startswith("T-Fig2-d: the thesis counted the errors its clients saw") for line in made.lacking)
     million = items[("spawn", (6,))]
     assert million.impls == ("erlang", "go", "scala") and million.cpus == (2,)
-    assert items[("blog-ab", ())].impls == ("node",)  # the seed published its values only
+    # The blog's two setups: one process for its first run, a cluster for its second, both for B-c1.
+    assert items[("blog-ab", ())].impls == ("node:http-cluster", "node:http-single")
     spawn = "micro --suite findings --bench spawn --point 6 --impl erlang go scala --cpus 2 --repeat 3"
     assert " ".join(million.argv()) == spawn
     # A test's own repetitions stand whatever --repeat says (Erlang's drop after its peak needs six),

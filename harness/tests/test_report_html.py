@@ -57,6 +57,12 @@ def test_charts_hold_the_tables_numbers_and_the_histograms_percentiles(fake_meas
 
 
 @needs_engine
+def charts_drawn(page) -> int:
+    """How many charts the page's script drew, once it has said (harness/web/report.js)."""
+    page.wait_for_function("document.body.dataset.chartsDrawn !== undefined")
+    return int(page.evaluate("document.body.dataset.chartsDrawn"))
+
+
 def test_the_report_draws_every_chart_offline_in_chromium(fake_measurements, tmp_path):
     page_file = tmp_path / "report.html"
     made = report_of(fake_measurements)
@@ -71,8 +77,7 @@ def test_the_report_draws_every_chart_offline_in_chromium(fake_measurements, tmp
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.on("request", lambda r: requests.append(r.url))
         page.goto(page_file.as_uri())
-        page.wait_for_function("document.body.dataset.chartsDrawn !== undefined")
-        drawn = int(page.evaluate("document.body.dataset.chartsDrawn"))
+        drawn = charts_drawn(page)
         folded = page.evaluate("document.querySelectorAll('details:not([open]) canvas[data-chart]').length")
         # One click opens what is folded, and its charts draw then: open them all.
         page.evaluate("document.querySelectorAll('details').forEach((d) => { d.open = true; })")

@@ -37,15 +37,21 @@ def shown(section) -> list[list[str]]:
 
 def test_table_shows_median_interval_flags_and_the_seeds_number():
     (scenario,) = scenarios.load(["blog-ab"])
-    section = tables.section(scenario, [blog("node", 470, 0), blog("node", 480, 1, ["engine-bound"])])
+    measured = [blog("node:http-single", 470, 0), blog("node:http-single", 480, 1, ["engine-bound"])]
+    section = tables.section(scenario, measured)
     ours, *seeds = shown(section)
     # One repetition past the engine: the median measured, which the server's own is at least.
-    assert ours[:4] == ["node", "1", "requests=10000", "≥ 475.0"]
+    assert ours[:4] == ["node:http-single", "1", "requests=10000", "≥ 475.0"]
     assert ours[-1] == "engine-bound"
+    # The blog's own numbers, each beside the setup it measured (servers/node/README.md).
     (seed,) = [row for row in seeds if row[1] == "1"]
-    assert seed[:4] == ["node (seed)", "1", "requests=10000", "468.85"] and "208" in seed and "2017" in seed
+    assert seed[:4] == ["node:http-single (seed)", "1", "requests=10000", "468.85"]
+    assert "208" in seed and "2017" in seed
     (cluster,) = [row for row in seeds if row[1] == "-"]  # the blog gives no core count for its cluster
-    assert cluster[:4] == ["node (seed)", "-", "requests=10000", "474.5"] and "88" in cluster
+    assert cluster[:4] == ["node:http-cluster (seed)", "-", "requests=10000", "474.5"] and "88" in cluster
+    # A row of an implementation's default setup, where it has several, is named by its setup.
+    default = tables.section(scenario, [blog("node", 470, 0)])
+    assert shown(default)[0][0] == "node:express-cluster"
     assert all(row.seed for row in section.table.rows[1:]) and not section.table.rows[0].seed
     assert any("ab -c 100" in note for note in section.notes)
 
@@ -91,7 +97,7 @@ def test_a_row_that_warmed_up_shows_its_longest_warm_up_with_the_steady_window_m
     warm_ups = [([(400, 9.0), (470, 4.0), (472, 4.1)], 1), ([(478, 4.0), (480, 4.2)], 0), ([(475, 4.0)] * 2, 0)]
     group = []
     for rep, (series, at) in enumerate(warm_ups):
-        m = blog("java", series[-1][0] - 2, rep)
+        m = blog("kotlin", series[-1][0] - 2, rep)
         slices = [
             {"seconds": 2.0 * i, "ok_rps": r, "p50_ms": p, "p99_ms": 2000.0, "error_ratio": 0.0}
             for i, (r, p) in enumerate(series)
@@ -102,7 +108,7 @@ def test_a_row_that_warmed_up_shows_its_longest_warm_up_with_the_steady_window_m
         group.append(m)
     notes = tables.section(scenario, group).notes
     assert (
-        "java cpus=1 warm-ups: warm-up x1, flat x2; the longest, rep 1, a slice each: ok req/s 400 | 470, 472; "
+        "kotlin cpus=1 warm-ups: warm-up x1, flat x2; the longest, rep 1, a slice each: ok req/s 400 | 470, 472; "
         "p50 ms 9.0 | 4.0, 4.1; then measured: 470.0 ok req/s" in notes
     )
 

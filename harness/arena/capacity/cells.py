@@ -48,6 +48,17 @@ class Cells:
         edges = [s.edge for s in self.searches[self._of(task)] if s.ended == FOUND and s.edge is not None]
         return statistics.median(edges) if edges else None
 
+    def cost_rate(self, task: Task) -> float | None:
+        """The rate its workload's costs are measured at in this run, where an earlier start of
+        any cell of its workload, objective and budget measured one (capacity/cost.py)."""
+        key = self._of(task)
+        for k, found in self.searches.items():
+            if k[1:] == key[1:]:
+                for search in found:
+                    if (probe := search.cost_probe()) is not None:
+                        return probe.rate
+        return None
+
     def needless(self, task: Task) -> str | None:
         """Why the task's start is not needed: its cell is precise enough (a sweep of clients runs on
         the least starts a cell takes)."""

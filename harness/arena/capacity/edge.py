@@ -1,12 +1,14 @@
 """One start's search for the edge: the server warmed (held connections) or saturated, the search
-begun where the start and the starts before it say, and on a first start, probes below the edge for
-the curves (spec/capacity.md, "Where a search begins")."""
+begun where the start and the starts before it say, on a first start probes below the edge for
+the curves (spec/capacity.md, "Where a search begins"), and where its workload has a cost rate and
+the start sustained it, its server's CPU per answer at that rate (spec/capacity.md, "Where the
+engine cannot push")."""
 
 from __future__ import annotations
 
 import dataclasses
 
-from arena.capacity import held, sweep
+from arena.capacity import cost, held, sweep
 from arena.capacity.probe import Prober, Runner
 from arena.capacity.result import CapacitySearch
 from arena.capacity.saturation import saturate
@@ -16,12 +18,20 @@ from arena.kind import Task
 
 
 def search(
-    task: Task, runner: Runner, hint: float | None, parameters: dict, setup_s: float | None, phase
+    task: Task,
+    runner: Runner,
+    hint: float | None,
+    parameters: dict,
+    setup_s: float | None,
+    phase,
+    cost_rate: float | None = None,
 ) -> CapacitySearch:
     """The search for the edge on a warmed start, from just below what it answered saturated, or
     from `hint`, the median edge of the starts before it, when that is lower, then on decisive
-    probes alone (search.find_edge); on the first start, probes below the edge after it. The
-    search's limits go into `parameters`."""
+    probes alone (search.find_edge); on the first start, probes below the edge after it; where its
+    workload measures a cost, a probe at the run's cost rate (`cost_rate`, the earlier starts', else
+    one its own probes tell: capacity/cost.py) where it sustained it. The search's limits go into
+    `parameters`."""
     point: WorkloadPoint = task.point
     workload, searching = point.workload, search_parameters()
     prober, unit = Prober(runner, point.objective, searching), unit_of(workload.held)
@@ -56,6 +66,11 @@ def search(
         for share in searching.curve_shares:
             phase(f"below the edge: {share:.0%} of it")
             below.append(prober(max(found.passing * share, limits.min_rate)))
+    at = cost.rate(cost_rate, found.probes, searching.cost_share) if workload.cost else None
+    measured_cost = None
+    if at is not None and found.passing is not None and found.passing >= at:
+        phase(f"its cost at {at:,.0f}{unit}")
+        measured_cost = prober(at, window_s=searching.cost_window_s)
     return CapacitySearch(
         ended=found.ended,
         edge=found.passing,
@@ -70,6 +85,7 @@ def search(
         warmed_s=warmed_s,
         saturated=dataclasses.asdict(saturated) if saturated else None,
         below=[dataclasses.asdict(probe) for probe in below],
+        cost=dataclasses.asdict(measured_cost) if measured_cost else None,
     )
 
 

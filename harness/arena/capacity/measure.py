@@ -55,7 +55,8 @@ def measure(
             )
             attempt.flags += [Flag.ENGINE_BOUND] if any(level.engine_bound for level in levels) else []
         else:
-            result = edge.search(task, runner, cells.hint(task), attempt.parameters, setup_s, phase)
+            hint, cost_rate = cells.hint(task), cells.cost_rate(task)
+            result = edge.search(task, runner, hint, attempt.parameters, setup_s, phase, cost_rate)
             attempt.flags += [Flag.ENGINE_BOUND] if result.ended == ENGINE_BOUND else []
             attempt.flags += [Flag.PAUSE_BOUND] if result.pause_bound() else []
             attempt.flags += [Flag.STOLEN] if result.stolen() else []

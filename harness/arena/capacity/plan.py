@@ -24,9 +24,10 @@ class CapacityPlan(Plan):
 def planned(options: argparse.Namespace) -> CapacityPlan:
     """The plan of the command line's options; unknown names fail here."""
     chosen(options.workload)
-    catalog.rows(options.impl, catalog.load, lambda _: None)
+    rows = catalog.rows(options.impl, catalog.load, lambda _: None)
     return CapacityPlan(
-        impl=options.impl,
+        # None named: each runtime's default setup and its lightest, ordered like for like.
+        impl=options.impl or catalog.names(catalog.compared(rows)),
         cpus=cores.measured_budgets(options.cpus),
         repeat=repetitions(options.repeat) if options.repeat is not None else search_parameters().starts.most,
         workload=options.workload,
@@ -57,12 +58,15 @@ def estimate(manifest: catalog.Manifest, point: WorkloadPoint, repetition: int, 
     if point.clients:
         return start_s + len(point.clients) * PROBE_S
     likely = LIKELY_MORE ** max(repetition - least + 1, 0)
-    return likely * (start_s + PROBE_S * (HINTED_PROBES if repetition else FIRST_PROBES))
+    probes = HINTED_PROBES if repetition else FIRST_PROBES
+    # A workload with a cost rate takes one probe more there, its window the cost's.
+    cost_s = PROBE_S + search_parameters().cost_window_s if point.workload.cost else 0.0
+    return likely * (start_s + PROBE_S * probes + cost_s)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The command's options: the shared ones of options.py and its own."""
-    options.impls(parser)
+    options.impls(parser, f"implementations; {options.SETUPS}", "each implementation's default setup and its lightest")
     parser.add_argument(
         "--workload",
         nargs="*",

@@ -219,16 +219,16 @@ class Prober:
         self.holds = runner.workload.held
         self.judged_by = held.objective(objective, self.holds) if self.holds else objective
 
-    def document(self, rate: float, decisive: bool = False) -> dict:
+    def document(self, rate: float, decisive: bool = False, window_s: float | None = None) -> dict:
         """The engine's scenario for a probe at `rate`: warm-up, then a quick or a decisive window
-        (SearchParameters.window_s)."""
+        (SearchParameters.window_s), or one `window_s` long."""
         if self.holds:
             connections = round(rate)
             rule = held.warmup_rule(connections, self.holds, self.search.warmup)
             model = held.model(connections, self.holds, self.search, decisive)
         else:
             rule = warmup_rule(rate, self.search.warmup)
-            window = self.search.window_s(rate, decisive)
+            window = window_s or self.search.window_s(rate, decisive)
             model = self.search.open_model(rate, window)
             # A window whose verdict its late requests decided ends there (spec/capacity.md, "A probe").
             planned, steps = self.offered(rate, window), len(self.runner.workload.steps)
@@ -258,19 +258,19 @@ class Prober:
             return held.expected(round(rate), window, self.holds, self.objective)
         return round(rate * window) * len(self.runner.workload.steps)
 
-    def __call__(self, rate: float, decisive: bool = False) -> Probe:
+    def __call__(self, rate: float, decisive: bool = False, window_s: float | None = None) -> Probe:
         """A probe at `rate`, its window quick, or decisive when it is to close the search's bracket
-        (SearchParameters.window_s)."""
+        (SearchParameters.window_s), or `window_s` long."""
         rate = float(round(rate)) if self.holds else rate
-        probe = self._once(rate, 1, decisive)
+        probe = self._once(rate, 1, decisive, window_s)
         if probe.reasons and all(reason.startswith("not steady") for reason in probe.reasons):
-            probe = self._once(rate, 2, decisive)  # it kept up, and was still warming: once more
+            probe = self._once(rate, 2, decisive, window_s)  # it kept up, and was still warming: once more
         elif not probe.passed and not probe.engine_bound and (probe.stolen or 0.0) >= STOLEN:
-            probe = self._once(rate, 2, decisive)  # the host's stalls may have failed it: once more
+            probe = self._once(rate, 2, decisive, window_s)  # the host's stalls may have failed it: once more
         return probe
 
-    def _once(self, rate: float, tries: int, decisive: bool) -> Probe:
-        document = self.document(rate, decisive)
+    def _once(self, rate: float, tries: int, decisive: bool, window_s: float | None = None) -> Probe:
+        document = self.document(rate, decisive, window_s)
         ran = self.runner.run(document, f"the probe at {rate:,.1f}{unit_of(self.holds)}")
         result = ran.result
         gave_up = bool(result["warmup"].get("gave_up"))

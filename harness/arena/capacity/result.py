@@ -35,6 +35,7 @@ class CapacitySearch:
     warmed_s: float | None = None  # the start's warm-up before its search (None in records from before it had one)
     saturated: dict | None = None  # what the start answered saturated before its search (sweep.Level's fields)
     below: list[dict] = field(default_factory=list)  # probes below the edge after the search, for the curves
+    cost: dict | None = None  # the probe at its workload's cost rate after the search, where it sustained it
 
     @property
     def holds(self) -> Held | None:
@@ -49,6 +50,19 @@ class CapacitySearch:
 
     def below_list(self) -> list[Probe]:
         return [Probe(**probe) for probe in self.below]
+
+    def cost_probe(self) -> Probe | None:
+        return Probe(**self.cost) if self.cost else None
+
+    def cost_per_answer(self) -> float | None:
+        """The server's CPU seconds per answered request at its workload's cost rate: at one rate
+        for every start, what tells two servers apart where the engine could not push either to
+        its edge (capacity/order.py). None where the start did not measure it, or measured no
+        window."""
+        probe = self.cost_probe()
+        if probe is None or probe.gave_up or not probe.ok_requests or probe.engine_bound:
+            return None
+        return probe.server_cpu_s / probe.ok_requests
 
     def resolution(self) -> float | None:
         """How far above the edge its start's edge may lie, as a share: the bracket the search
@@ -142,6 +156,8 @@ class CapacitySearch:
             "ready_s": self.ready_s,
             "held_ms": self.held_ms,
             "kib_per_connection": self.kib_per_connection(),
+            "cost_rate": cost.rate if (cost := self.cost_probe()) else None,
+            "cpu_s_per_1k_ok_at_cost_rate": per * 1000 if (per := self.cost_per_answer()) is not None else None,
         } | at_edge
 
 

@@ -9,7 +9,7 @@ import json
 import statistics
 from collections import Counter, defaultdict
 
-from arena.capacity import held, order, precision, scaling
+from arena.capacity import cost, framework, held, order, precision, scaling
 from arena.capacity.probe import Probe
 from arena.capacity.result import CapacitySearch
 from arena.capacity.search import BROKE, FOUND
@@ -24,6 +24,7 @@ from arena.capacity.workloads import (
 )
 from arena.engines.interface import ENGINE_BUSY_MAX
 from arena.host.process import open_files_limit
+from arena.impls import setups
 from arena.kind import CAPACITY as KIND
 from arena.measured.flags import Flag
 from arena.measured.measurement import Measurement
@@ -32,7 +33,6 @@ from arena.measured.usl import MIN_LEVELS, FitError, fit
 from arena.report.charts import FAILED_MARK, LINE, LOG, PASSED_MARK, Chart, Series, Value
 from arena.report.tables import FLAGS, Cell, Column, Report, Row, Section, Table, digits, legend
 
-MIN_ENGINE_BUSY = 0.2  # an engine less busy than this over a probe says too little of its own ceiling
 ENDINGS = (
     "search: how each start's search ended — found (bracketed within 3%), engine-bound (the load engine saturated "
     "first: the server sustains at least the rate shown), broke (after an overload it answered nothing at a lower "
@@ -50,11 +50,15 @@ EDGE = (
     "polling at once with p99 within the wait plus the objective and the answers of polls that take at most that long"
 )
 ORDER = (
-    "order: the workload's runtimes by their edges, the one that serves most first, and each step's ratio (the "
+    "order: the workload's runtimes by their edges, like for like (each on the lightest of its setups measured: "
+    "platform, else micro, else full-stack), the one that serves most first, and each step's ratio (the "
     "geometric means', upper over lower) with its 95% interval: '>' where two neighbours differ by the test and the "
     "3% smallest change of arena compare (spec/compare.md), '≈' where they do not, '?' where a start told only a "
-    "bound (the engine's, ≥) or a cell had one start; starts go to the cells whose step is still open "
-    '(spec/capacity.md, "The order")'
+    "bound (the engine's, ≥) or a cell had one start; where the engine pushed the top cells to no edge, their "
+    "servers' CPU per answer at the workload's cost rate orders them, the cheapest first (its ratio the lower "
+    "cell's cost over the upper's); starts go to the cells whose step is still open "
+    '(spec/capacity.md, "The order"); a runtime on several setups has a line of its setups\' own order, and each '
+    "framework's cost: the setup's edge and CPU per answer over those of the setup it adds its framework to"
 )
 PAUSES = (
     "an edge shown as a range (its lowest start to its highest) was set by pauses (flag pause-bound): it moves "
@@ -68,9 +72,9 @@ SATURATED = (
 )
 
 
-def _columns(holds: Held | None) -> list[Column]:
+def _columns(holds: Held | None, cost_rate: float | None) -> list[Column]:
     """A rate's table, or a held workload's: its edge is connections, and what each of them costs
-    the server in memory is beside it."""
+    the server in memory is beside it; a workload with a cost rate, the CPU per answer there."""
     edge, served = ("held", "answers/s at edge") if holds else ("edge /s", "req/s at edge")
     return [
         Column("impl"),
@@ -83,6 +87,7 @@ def _columns(holds: Held | None) -> list[Column]:
         Column("p50 ms", numeric=True, essential=False),
         Column("p99 ms", numeric=True),
         Column("CPU s/1k ok", numeric=True, essential=False),
+        *([Column(f"CPU s/1k at {cost_rate:,.0f}/s", numeric=True)] if cost_rate else []),
         Column("peak RSS MiB", numeric=True, essential=False),
         *([Column("KiB/conn", numeric=True)] if holds else []),
         Column("engine %", numeric=True, essential=False),
@@ -142,7 +147,9 @@ def _saturated(searches: list[CapacitySearch]) -> list[Cell]:
     return [_value(throughputs), Cell(f"{cov:.1%}") if cov is not None else Cell("-")]
 
 
-def _row(impl: str, cpus: int, group: list[Measurement], holds: Held | None, noisy: float) -> tuple[Row, list[str]]:
+def _row(
+    impl: str, cpus: int, group: list[Measurement], holds: Held | None, noisy: float, cost_rate: float | None
+) -> tuple[Row, list[str]]:
     """A row over the starts of one implementation and budget, and the notes it needs; it is
     flagged noisy where its edges vary by more than `noisy` (CV)."""
     searches = [m.payload for m in group if m.measured]
@@ -187,6 +194,7 @@ def _row(impl: str, cpus: int, group: list[Measurement], holds: Held | None, noi
         _value([p.p50_ms for p in at_edge]),
         _value([p.p99_ms for p in at_edge]),
         _value([p.server_cpu_s / p.ok_requests * 1000 for p in at_edge if p.ok_requests]),
+        *([_value([c * 1000 for s in searches if (c := s.cost_per_answer()) is not None])] if cost_rate else []),
         _value([p.server_peak_rss_kb / 1024 for p in at_edge]),
         *([_value(per_connection)] if holds else []),
         _value([p.engine_busy * 100 for p in at_edge]),
@@ -309,22 +317,13 @@ def _curves(workload: str, holds: Held | None, objective: Objective, measurement
 
 
 def _engine_notes(measurements: list[Measurement], holds: Held | None) -> list[str]:
-    """The load engine's own ceiling for this workload, from its CPU at the fastest probe it was
-    busy enough at to tell and still kept up at (past ENGINE_BUSY_MAX it did not offer the rate, and
-    its CPU, capped by its cores, says nothing of how far it would go), and the connections the
-    probes at the edges held."""
+    """The load engine's own ceiling for this workload (cost.engine_ceiling), and the connections
+    the probes at the edges held."""
     notes = []
     for cpus in sorted({m.cpus for m in measurements}):
-        told = [
-            p
-            for m in measurements
-            if m.measured and m.cpus == cpus
-            for p in m.payload.probe_list()
-            if MIN_ENGINE_BUSY <= p.engine_busy <= ENGINE_BUSY_MAX
-        ]
-        if told:
-            fastest = max(told, key=lambda probe: probe.rate)
-            ceiling = fastest.rate * ENGINE_BUSY_MAX / fastest.engine_busy
+        probes = [p for m in measurements if m.measured and m.cpus == cpus for p in m.payload.probe_list()]
+        if (found := cost.engine_ceiling(probes)) is not None:
+            ceiling, fastest = found
             notes.append(
                 f"cpus={cpus}: the load engine's own ceiling here is about {ceiling:,.0f}{unit_of(holds)} (its fastest "
                 f"probe, {fastest.rate:,.0f}, took {fastest.engine_busy:.0%} of its cores; scaled to "
@@ -387,10 +386,14 @@ def report(title: str, measurements: list[Measurement], skipped: list[str]) -> R
                 continue
             objective = Objective(**json.loads(point))
             holds = next((m.payload.holds for m in at_point if m.measured), None)
+            cost_rate = next((p.rate for m in at_point if m.measured and (p := m.payload.cost_probe())), None)
             rows, notes = [], []
             for impl, cpus in sorted({(m.impl, m.cpus) for m in at_point}):
                 in_row = [m for m in at_point if (m.impl, m.cpus) == (impl, cpus)]
-                row, row_notes = _row(impl, cpus, in_row, holds, known.noisy if known else NOISY_COV)
+                noisy = known.noisy if known else NOISY_COV
+                # A runtime with several setups: each row named by its setup, the default's too.
+                label = setups.known().canonical(impl)
+                row, row_notes = _row(label, cpus, in_row, holds, noisy, cost_rate)
                 rows.append(row)
                 notes += row_notes
             notes += _engine_notes(at_point, holds) + _core_fits(at_point)
@@ -404,7 +407,7 @@ def report(title: str, measurements: list[Measurement], skipped: list[str]) -> R
             sections.append(
                 Section(
                     f"{workload_id}: {what} — objective {objective_label(holds, objective)}",
-                    Table(_columns(holds), rows),
+                    Table(_columns(holds, cost_rate), rows),
                     notes,
                     charts=_curves(workload_id, holds, objective, at_point),
                     answer=_orders(at_point),
@@ -416,12 +419,23 @@ def report(title: str, measurements: list[Measurement], skipped: list[str]) -> R
 
 
 def _orders(measurements: list[Measurement]) -> list[str]:
-    """The line that answers a workload's table: which runtime serves more, and by how much."""
+    """The lines that answer a workload's table: which runtime serves more, and by how much, like
+    for like; where a runtime was measured on several setups, their own order and what each
+    framework costs against the setup it adds it to."""
     made = order.of_run(measurements)
-    if len({m.impl for m in measurements}) < 2:
-        return []
     budgets = len(made) > 1
-    return [f"order{f', cpus={cpus}' if budgets else ''}: {found.line()}" for (_, _, cpus), found in made.items()]
+    lines = [
+        f"order{f', cpus={cpus}' if budgets else ''}: {found.line()}"
+        for (_, _, cpus), found in made.items()
+        if len(found.standings) > 1
+    ]
+    for (_, _, cpus), by_impl in order.setups_of_run(measurements).items():
+        where = f", cpus={cpus}" if budgets else ""
+        lines += [f"{impl}'s setups{where}: {found.line()}" for impl, found in by_impl.items()]
+    for (_, _, cpus), costs in framework.of_run(measurements).items():
+        where = f", cpus={cpus}" if budgets else ""
+        lines += [f"framework's cost{where}: {cost.line()}" for cost in costs]
+    return lines
 
 
 def orders_compared(a: list[Measurement], b: list[Measurement]) -> Section | None:

@@ -84,6 +84,8 @@ class SearchParameters:
     warm_max_s: float  # either for at most this long
     curve_shares: list[float]  # a first start probes these shares of its edge after its search, for the curves
     starts: StartRule
+    cost_window_s: float  # a cost probe's window (Workload.cost)...
+    cost_share: float  # ...at this share of the engine's own ceiling (capacity/cost.py)
 
     def window_s(self, per_s: float, decisive: bool, least_s: float = 0.0) -> float:
         """A probe's window at `per_s` answers a second: long enough for `min_answers` of them, and
@@ -122,6 +124,10 @@ class Workload:
     held: Held | None = None  # its search is over connections held, not arrivals a second
     default: bool = True  # measured when no workload is named (the soak's mix is not)
     noisy: float = NOISY_COV  # a cell whose edges vary by more (CV over starts) is flagged noisy
+    # Every start that sustains the run's cost rate measures its server's CPU per answer there
+    # after its search: what tells apart the cells the engine cannot push to their edges
+    # (capacity/cost.py, capacity/order.py).
+    cost: bool = False
 
 
 @dataclass(frozen=True)
@@ -191,6 +197,8 @@ def _read() -> tuple[SearchParameters, dict[str, Workload]]:
                 raise ValueError(f"{workload.id}: data kind {workload.data.get('kind')!r} is not one of {DATA_KINDS}")
             if not 0 < workload.min_rate <= workload.start_rate <= workload.max_rate:
                 raise ValueError(f"{workload.id}: want 0 < min_rate <= start_rate <= max_rate")
+            if workload.cost and workload.held:
+                raise ValueError(f"{workload.id}: a cost is measured at a rate of arrivals, not of held connections")
             workloads[workload.id] = workload
     except (OSError, tomllib.TOMLDecodeError, KeyError, TypeError, ValueError) as err:
         raise UsageError(f"{SPEC_FILE.name}: {err}") from err

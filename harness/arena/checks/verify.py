@@ -602,14 +602,14 @@ def verified(
     """The conformance checks on `manifest` with `cpus` cores: every check when verbose, else those
     with problems, then one line; the forms of `ARENA_DB_URL` skipped when `forms_checked` says why."""
     if manifest.cpus_for(cpus) != cpus:
-        return Verdict("skipped", f"{manifest.name} uses at most {manifest.max_cpus} core(s)")
+        return Verdict("skipped", f"{manifest.shown} uses at most {manifest.max_cpus} core(s)")
     started = time.monotonic()
-    with console.working(f"  verify {manifest.name} --cpus {cpus}"):
+    with console.working(f"  verify {manifest.shown} --cpus {cpus}"):
         results = conformance(
             manifest, cores.take(cpus), db, lambda result: show_check(console, result, verbose), forms_checked
         )
     line = verdict(results)
-    console.line(f"  verify {manifest.name} --cpus {cpus}: {line} ({time.monotonic() - started:.0f} s)")
+    console.line(f"  verify {manifest.shown} --cpus {cpus}: {line} ({time.monotonic() - started:.0f} s)")
     return Verdict("passed" if all(r.ok for r in results) else "failed", line)
 
 
@@ -645,7 +645,7 @@ def passed_before(manifest: Manifest, cpus: int, db: Database, console: Console)
         earlier = {}
     if earlier.get("fingerprint") == fingerprint:
         console.line(
-            f"  verify {manifest.name} --cpus {cpus}: {earlier['detail']} on {earlier['when']}, "
+            f"  verify {manifest.shown} --cpus {cpus}: {earlier['detail']} on {earlier['when']}, "
             "for this build, runtime and checks (arena verify runs it again)"
         )
         return Verdict("passed", earlier["detail"])
@@ -682,14 +682,14 @@ def ready(
     for manifest in manifests:
         prepared = prepare(manifest, toolchains, console)
         if not prepared.ok:
-            skipped.append(f"skipped {manifest.name}: {prepared.reason}")
+            skipped.append(f"skipped {manifest.shown}: {prepared.reason}")
             continue
         for cpus in budgets:
             found = passed_before(manifest, cpus, db, console)
             if found.status == "passed":
                 chosen.append((manifest, cpus))
             else:
-                skipped.append(f"skipped {manifest.name} cpus={cpus}: conformance {found.detail}")
+                skipped.append(f"skipped {manifest.shown} cpus={cpus}: conformance {found.detail}")
     for line in skipped:
         console.line(f"  {line}")
     return chosen, skipped

@@ -41,6 +41,11 @@ def _cores(m: Manifest) -> str:
     return "-" if m.unavailable else "any" if m.max_cpus == 0 else str(m.max_cpus)
 
 
+def _setups(rows: list[Manifest], m: Manifest) -> list[Manifest]:
+    """The rows of the same implementation as `m`: its setups."""
+    return [other for other in rows if other.impl == m.impl]
+
+
 def cmd_list(args: argparse.Namespace, console: Console) -> int:
     toolchains = Toolchains(say=console.line)
     servers, micro = catalog.servers_and_micro(args.impl, console.warn)
@@ -63,6 +68,8 @@ def cmd_list(args: argparse.Namespace, console: Console) -> int:
         ]
         if rows is micro:
             columns.insert(5, Column("payload"))
+        else:
+            columns[4:4] = [Column("setup"), Column("class"), Column("processes")]
         body = []
         for m in rows:
             version, status = _status(m, toolchains)
@@ -72,13 +79,18 @@ def cmd_list(args: argparse.Namespace, console: Console) -> int:
                 Cell(m.runtime),
                 Cell(version),
                 Cell(m.framework),
-                Cell(",".join(m.seeds) or "none"),
+                Cell(",".join(m.setup.seeds if len(_setups(rows, m)) > 1 else m.seeds) or "none"),
                 Cell(_cores(m)),
                 Cell(status),
                 Cell(m.cores_how),
             ]
             if rows is micro:
                 cells.insert(5, Cell(m.payload or "-"))
+            else:
+                setup = m.setup
+                shown = f"{setup.name}{' (default)' if m.default and len(_setups(rows, m)) > 1 else ''}"
+                processes = catalog.PROCESSES.get(setup.processes, "-")
+                cells[4:4] = [Cell(shown or "-"), Cell(setup.klass or "-"), Cell(processes)]
             body.append(Row(cells))
         console.line(title if rows is servers or not servers else f"\n{title}", style="bold")
         terminal.table(console, Table(columns, body, flags=False))
@@ -114,7 +126,7 @@ def cmd_start(args: argparse.Namespace, console: Console) -> int:
         raise UsageError(f"--port {args.port}: choose 1..65535")
     settings = parse_settings(args.set)
     cores.check_budget(args.cpus)
-    (manifest,) = catalog.rows([args.impl], catalog.load, console.warn)
+    manifest = catalog.one(catalog.rows([args.impl], catalog.load, console.warn), args.impl)
     if manifest.cpus_for(args.cpus) != args.cpus:
         raise UsageError(f"{manifest.name} uses at most {manifest.max_cpus} core(s); --cpus {args.cpus} is too many")
     if not prepare(manifest, Toolchains(say=console.line), console).ok:
@@ -192,7 +204,7 @@ def _verified(
             rows.append(
                 Row(
                     [
-                        Cell(manifest.name),
+                        Cell(manifest.shown),
                         Cell(str(cpus)),
                         Cell("unavailable"),
                         Cell("-"),
@@ -208,22 +220,22 @@ def _verified(
         fuzzed, detail = "-", verdict.detail
         tried = verdict.status != "skipped"
         if beyond.examples and tried:
-            with console.working(f"  fuzz {manifest.name} --cpus {cpus}"):
+            with console.working(f"  fuzz {manifest.shown} --cpus {cpus}"):
                 result = fuzz.fuzz(manifest, cores.take(cpus), db, beyond.examples)
             show_check(console, result, verbose=True)
             fuzzed, detail = ("pass" if result.ok else "FAIL"), f"{detail}; fuzz: {result.note}"
         abuse = "-"
         if beyond.abuse and tried:
-            with console.working(f"  abuse {manifest.name} --cpus {cpus}"):
+            with console.working(f"  abuse {manifest.shown} --cpus {cpus}"):
                 results = verify.abuse_checks(manifest, cores.take(cpus), shown_all)
             abuse = "pass" if all(r.ok for r in results) else "FAIL"
         overloaded = "-"
         if beyond.overload and tried:
-            with console.working(f"  overload {manifest.name} --cpus {cpus}"):
+            with console.working(f"  overload {manifest.shown} --cpus {cpus}"):
                 found = verify.overload_check(manifest, cpus, beyond.overload, shown_all)
             overloaded = {"fail": "FAIL", "skip": "skipped"}.get(found.status, "pass")
             detail = f"{detail}; overload: {found.note or found.skipped or 'not measured'}"
-        row = [manifest.name, str(cpus), shown, fuzzed, abuse, overloaded, detail]
+        row = [manifest.shown, str(cpus), shown, fuzzed, abuse, overloaded, detail]
         rows.append(Row([Cell(text) for text in row]))
     return rows
 

@@ -57,7 +57,7 @@ class History:
 
     @property
     def where(self) -> str:
-        return point_label(self.experiment, self.point, self.cpus, self.impl)
+        return point_label(self.experiment, self.point, self.cpus, self.impl, self.kind)
 
 
 def host_of(run: Run) -> str:

@@ -27,8 +27,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from arena.impls import setups
 from arena.measured.export import counted_values, engine_bound
-from arena.measured.measurement import Measurement
+from arena.measured.measurement import MICRO, Measurement
 from arena.measured.stats import NO_INTERVAL, SMALLEST_CHANGE, t_quantile
 
 THRESHOLD = SMALLEST_CHANGE  # unless --threshold says otherwise
@@ -76,7 +77,7 @@ class Change:
 
     @property
     def where(self) -> str:
-        return point_label(self.experiment, self.point, self.cpus, self.impl)
+        return point_label(self.experiment, self.point, self.cpus, self.impl, self.kind)
 
     @property
     def effect(self) -> float:
@@ -131,9 +132,12 @@ class Comparison:
         }
 
 
-def point_label(experiment: str, point: str, cpus: int, impl: str | None) -> str:
+def point_label(experiment: str, point: str, cpus: int, impl: str | None, kind: str = "") -> str:
+    """A point as a person reads it; a server's row of an implementation with several setups named
+    by its setup (impls/setups.py), a micro-benchmark's as it is."""
     parameters = " ".join(f"{k}={v}" for k, v in json.loads(point).items())
-    return " ".join(part for part in (impl or "", experiment, parameters, f"cpus={cpus}") if part)
+    shown = impl if not impl or kind == MICRO else setups.known().canonical(impl)
+    return " ".join(part for part in (shown or "", experiment, parameters, f"cpus={cpus}") if part)
 
 
 def _groups(side: Side) -> dict[tuple, list[Measurement]]:
@@ -240,6 +244,6 @@ def compare(
         for metric, higher in metrics.items():
             changes.append(_change(key, metric, higher, (ga[key], gb[key]), threshold, alpha))
     changes.sort(key=lambda c: (c.verdict is Verdict.UNTESTED, -c.effect, c.where, c.metric))
-    only_a = sorted(point_label(*key[1:]) for key in ga.keys() - gb.keys())
-    only_b = sorted(point_label(*key[1:]) for key in gb.keys() - ga.keys())
+    only_a = sorted(point_label(*key[1:], key[0]) for key in ga.keys() - gb.keys())
+    only_b = sorted(point_label(*key[1:], key[0]) for key in gb.keys() - ga.keys())
     return Comparison(a.label, b.label, threshold, alpha, changes, only_a, only_b)

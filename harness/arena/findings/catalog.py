@@ -55,6 +55,15 @@ class Test:
 
 
 @dataclass(frozen=True)
+class Change:
+    """A change to how a finding is tested, made after runs were judged by it: a run measured
+    before `on` may be judged otherwise now (tests/test_kept_runs.py)."""
+
+    on: str  # the day, YYYY-MM-DD
+    what: str
+
+
+@dataclass(frozen=True)
 class Finding:
     id: str
     study: str
@@ -64,6 +73,11 @@ class Finding:
     tests: list[Test] = field(default_factory=list)
     untestable: str = ""  # why no measurement can test it (an opinion, a declaration)
     not_here: str = ""  # why no run here can, and what would
+    changed: tuple[Change, ...] = ()  # `[[finding.changed]]`, the oldest first
+
+    def changed_since(self, day: str) -> bool:
+        """Whether its tests changed on or after `day` (YYYY-MM-DD)."""
+        return any(change.on >= day for change in self.changed)
 
 
 @cache
@@ -97,6 +111,7 @@ def _finding(entry: dict) -> Finding:
         tests=tests,
         untestable=entry.get("untestable", ""),
         not_here=entry.get("not_here", ""),
+        changed=tuple(Change(str(change["on"]), change["what"]) for change in entry.get("changed", [])),
     )
 
 

@@ -453,24 +453,27 @@ def _all(said: list[Said], claim: str) -> Said:
 
 @dataclass(frozen=True)
 class Published:
-    """`published = 0.05`: within 5% of the value the seed published at its point and budget."""
+    """`published = 0.05`: within 5% of the value the seed published at its point and budget;
+    `impls = [A]`: of A alone, where the seed published values of several setups."""
 
     published: float
+    of: tuple[str, ...] = ()
     axis: ClassVar[None] = None
 
     @classmethod
     def parse(cls, entry: dict) -> Published:
-        return cls(float(entry["published"]))
+        return cls(float(entry["published"]), tuple(entry.get("impls", ())))
 
     def impls(self) -> list[str]:
-        return []  # those the seed published a value of
+        return list(self.of)  # none named: those the seed published a value of
 
     def judge(self, case: Case) -> Said:
-        if not case.seed:
+        seeds = {impl: value for impl, value in case.seed.items() if not self.of or impl in self.of}
+        if not seeds:
             raise Missing("the seed published no value at this budget")
-        case.unceiled(list(case.seed))  # a value the load set says nothing of the runtime, however near the seed's
+        case.unceiled(list(seeds))  # a value the load set says nothing of the runtime, however near the seed's
         said = []
-        for impl, seed in case.seed.items():
+        for impl, seed in seeds.items():
             v = case.value(impl)
             low, high = seed * (1 - self.published), seed * (1 + self.published)
             verdict = banded(v.low, v.high, low, high)

@@ -13,8 +13,9 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from arena.impls import setups
 from arena.measured.export import UNCOUNTED, counted_values, engine_bound, values_of
-from arena.measured.measurement import Measurement
+from arena.measured.measurement import MICRO, Measurement
 from arena.measured.stats import (
     NO_INTERVAL,
     SMALLEST_CHANGE,
@@ -262,15 +263,19 @@ def _logs(cells: list[Cell], ratio: Callable[..., float]) -> list[float] | None:
 
 class Index:
     """Every stored measurement of the runs read, by kind and experiment, then by implementation,
-    point and budget."""
+    point and budget. A server's row is named as the findings name it: by its setup where its
+    implementation has several (`node:express-cluster`, stored as `node`: impls/setups.py), so
+    that each verdict says which setup it was measured on."""
 
     def __init__(self, measurements: list[Measurement], looks: dict[int, int] | None = None) -> None:
         self.looks = looks or {}  # by run id: how many times its numbers were read (1 unless extended)
         self.groups: dict[tuple, dict[tuple, list[Measurement]]] = defaultdict(lambda: defaultdict(list))
         self.kinds: set[str] = set()
+        known = setups.known()
         for m in measurements:
             self.kinds.add(m.kind)
-            self.groups[(m.kind, m.experiment)][(m.impl, m.point, m.cpus)].append(m)
+            impl = m.impl if m.kind == MICRO else known.canonical(m.impl)
+            self.groups[(m.kind, m.experiment)][(impl, m.point, m.cpus)].append(m)
 
     def cells(self, kind: str, experiment: str, metric: str, higher_is_better: bool) -> list[Cell]:
         """Every implementation, point and budget of one experiment, with its value of `metric`."""

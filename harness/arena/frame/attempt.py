@@ -27,6 +27,9 @@ class Attempt:
         self.server_cores, self.engine_cores, shared = cores.split(task.cpus)
         self.flags: list[str] = [Flag.SHARED_CORES] if shared else []
         self.versions = {"runtime": runtime_version(task.manifest), "framework": task.manifest.framework}
+        if (setup := task.manifest.setup).name:
+            # The setup the number belongs to, as the row that measured it declared it.
+            self.versions |= {"setup": setup.name, "server": setup.server, "processes": setup.processes}
         self.parameters: dict = {"server_cores": self.server_cores, "engine_cores": self.engine_cores}
         self.points_before, self.process_age_s = 0, 0.0  # of its start, once `start` gave it one
 

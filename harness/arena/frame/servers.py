@@ -55,9 +55,11 @@ def prepared(plan: Plan, context: Context, engines: Iterable[LoadEngine]) -> Ser
     return ready_for(plan, context, engines_built(engines, context.console))
 
 
-def ready_for(plan: Plan, context: Context, toolchains: Toolchains) -> Servers:
-    """`prepared`, the engines built already (a kind that has them check its points first)."""
-    manifests = catalog.rows(plan.impl, catalog.load, context.console.warn)
+def ready_for(plan: Plan, context: Context, toolchains: Toolchains, manifests: list[Manifest] | None = None) -> Servers:
+    """`prepared`, the engines built already (a kind that has them check its points first); of the
+    rows the plan names, or of `manifests` where the kind chose them (rest/kind.py: a study's setups)."""
+    if manifests is None:
+        manifests = catalog.rows(plan.impl, catalog.load, context.console.warn)
     return ready(toolchains, context.db_url, manifests, plan.cpus, context.console)
 
 

@@ -82,12 +82,12 @@ def judge(assertion: Assertion, measurements: list[Measurement]) -> list[Judged]
     groups: dict[tuple, list[Measurement]] = defaultdict(list)
     for m in measurements:
         if m.experiment == assertion.experiment:
-            groups[(m.impl, m.point, m.cpus)].append(m)
+            groups[(m.kind, m.impl, m.point, m.cpus)].append(m)
     if not groups:
         return [Judged(assertion, assertion.experiment, None, False, "the run stored no measurement of it")]
     judged = []
-    for (impl, point, cpus), group in sorted(groups.items()):
-        where = point_label(assertion.experiment, point, cpus, impl)
+    for (kind, impl, point, cpus), group in sorted(groups.items()):
+        where = point_label(assertion.experiment, point, cpus, impl, kind)
         values = counted_values(group, assertion.metric)
         if not values:
             judged.append(Judged(assertion, where, None, False, f"no {assertion.metric} measured here"))

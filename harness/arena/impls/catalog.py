@@ -2,12 +2,16 @@
 parsed and checked.
 
 The harness learns everything about an implementation from its manifest; the format is documented
-in servers/README.md and micro/README.md. A manifest's `[[variant]]` tables are rows of their own,
-run from the same folder and build.
+in servers/README.md and micro/README.md. A micro manifest's `[[variant]]` tables are rows of their
+own, run from the same folder and build. So are a server's `[[setup]]` tables: a number belongs to
+a setup (the server or framework, the process model), and an implementation may have several, its
+default first. The default's row is named as the implementation (`node`), so that what was stored
+before setups existed reads as it; another's is `impl:setup` (`node:http-single`).
 """
 
 from __future__ import annotations
 
+import re
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -17,6 +21,14 @@ from arena.errors import ArenaError, UsageError
 from arena.paths import MICRO, ROOT, SERVERS
 
 PAYLOADS = ("copied", "shared")
+# A setup's process model: one process whatever the budget, a process a core, or one process whose
+# threads (or schedulers) the budget sizes.
+PROCESSES = {"single": "one process", "cluster": "a process a core", "threads": "threads a core"}
+# TechEmpower's classification of an entry, lightest first: a platform answers with the runtime's
+# own server and no framework, a micro-framework adds routing and little else, a full-stack one
+# much more. A runtime's lightest setup is the one ordered against the others' (like for like).
+CLASSES = ("platform", "micro", "full-stack")
+SETUP_NAME = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
 
 class ManifestError(ArenaError):
@@ -28,6 +40,28 @@ class Toolchain:
     name: str
     check: list[str]
     install: str | None
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What a number belongs to besides the runtime: the server or framework that answers, how
+    the processes use the budget, its class, and the studies that measured it."""
+
+    name: str  # "express-cluster"
+    server: str
+    processes: str  # a key of PROCESSES
+    klass: str  # one of CLASSES ("class" in the manifest)
+    seeds: list[str]  # the studies that measured this setup
+    versus: str = ""  # the setup of the same implementation this one adds its framework to
+    changes: str = ""  # what it changes from the default setup ("" for the default)
+
+    @property
+    def lightness(self) -> int:
+        return CLASSES.index(self.klass) if self.klass in CLASSES else len(CLASSES)
+
+
+# An implementation that declares no setup has one, unnamed and unclassified (a micro row's too).
+UNDECLARED = Setup(name="", server="", processes="", klass="", seeds=[])
 
 
 @dataclass(frozen=True)
@@ -54,6 +88,26 @@ class Manifest:
     payload: str = ""  # micro-benchmarks: what an idiomatic send does, "copied" or "shared"
     features: dict[str, str] = field(default_factory=dict)  # [features]: FEATURES -> this implementation's answer
     unavailable: str = ""  # why this runtime cannot be had here at all (the row stays, with the reason)
+    setup: Setup = UNDECLARED
+    default: bool = True  # the implementation's default setup (its row is named as the folder)
+    setups: int = 1  # how many setups its implementation declares
+
+    @property
+    def shown(self) -> str:
+        """The row as people read it: its setup spelled out where its implementation has several
+        (`node:express-cluster` for the row `node`), else its name (`go`)."""
+        return self.label if self.setups > 1 else self.name
+
+    @property
+    def impl(self) -> str:
+        """The implementation this row is a setup of: its folder's name."""
+        return self.folder.name
+
+    @property
+    def label(self) -> str:
+        """The row's name with its setup always spelled out (`node:express-cluster`), where the
+        implementation declares setups."""
+        return f"{self.impl}:{self.setup.name}" if self.setup.name else self.name
 
     @property
     def build_key(self) -> str:
@@ -196,7 +250,72 @@ def parse_rows(path: Path) -> list[Manifest]:
         payload=_payload(data, where),
         features=_features(data, where),
     )
-    return [base, *(_variant(base, table, where) for table in _get(data, "variant", list, where, default=[]))]
+    variants = [_variant(base, table, where) for table in _get(data, "variant", list, where, default=[])]
+    return [*_setups(base, _get(data, "setup", list, where, default=[]), where), *variants]
+
+
+def _setup(table: dict, where: str, default: bool) -> Setup:
+    name = _get(table, "name", str, where)
+    where = f"{where} {name}"
+    if not SETUP_NAME.match(name):
+        raise ManifestError(f"{where}: 'name' must be lower-case letters, digits and '-'")
+    processes = _get(table, "processes", str, where)
+    if processes not in PROCESSES:
+        raise ManifestError(f"{where}: 'processes' must be one of {', '.join(PROCESSES)}, got {processes!r}")
+    klass = _get(table, "class", str, where)
+    if klass not in CLASSES:
+        raise ManifestError(f"{where}: 'class' must be one of {', '.join(CLASSES)}, got {klass!r}")
+    changes = _get(table, "changes", str, where, default="")
+    if not default and not changes:
+        raise ManifestError(f"{where}: missing 'changes' (what it changes from the default setup)")
+    seeds = _get(table, "seeds", list, where, default=[])
+    if not all(isinstance(seed, str) for seed in seeds):
+        raise ManifestError(f"{where}: 'seeds' must be a list of strings")
+    return Setup(
+        name=name,
+        server=_get(table, "server", str, where),
+        processes=processes,
+        klass=klass,
+        seeds=seeds,
+        versus=_get(table, "versus", str, where, default=""),
+        changes=changes,
+    )
+
+
+def _setups(base: Manifest, tables: list, where: str) -> list[Manifest]:
+    """The default setup's row (the manifest's own run), then one row per other setup, each with
+    what it changes: its run, cores, framework, libraries and the features that differ."""
+    if not tables:
+        return [base]
+    where = f"{where} [[setup]]"
+    setups = [_setup(table, where, default=i == 0) for i, table in enumerate(tables)]
+    names = [setup.name for setup in setups]
+    if len(set(names)) < len(names):
+        raise ManifestError(f"{where}: two setups share a name ({', '.join(names)})")
+    for setup in setups:
+        if setup.versus and setup.versus not in names:
+            raise ManifestError(f"{where} {setup.name}: 'versus' names no setup of this file: {setup.versus!r}")
+    if set(tables[0]) & {"run", "cores", "framework", "libraries", "features"}:
+        raise ManifestError(f"{where} {names[0]}: the default setup is the manifest's own: change its [run] there")
+    rows = [replace(base, setup=setups[0], setups=len(setups))]
+    for table, setup in zip(tables[1:], setups[1:], strict=True):
+        here = f"{where} {setup.name}"
+        changes: dict = {"name": f"{base.name}:{setup.name}", "setup": setup, "default": False, "setups": len(setups)}
+        if "run" in table:
+            run = _get(table, "run", dict, here)
+            changes["run_command"], changes["run_env"] = _run(run, here)
+            changes["ready_timeout"] = float(_get(run, "ready_timeout", (int, float), here, default=base.ready_timeout))
+            changes["warm_s"] = float(_get(run, "warm_s", (int, float), here, default=base.warm_s))
+        if "cores" in table:
+            changes["max_cpus"], changes["cores_how"] = _cores(_get(table, "cores", dict, here), here)
+        if "framework" in table:
+            changes["framework"] = _get(table, "framework", str, here)
+        if "libraries" in table:
+            changes["libraries"] = _get(table, "libraries", list, here)
+        if "features" in table:
+            changes["features"] = base.features | _features(table, here)
+        rows.append(replace(base, **changes))
+    return rows
 
 
 def _variant(base: Manifest, table: dict, where: str) -> Manifest:
@@ -263,31 +382,82 @@ def load_micro(folder: Path = MICRO) -> tuple[list[Manifest], list[ManifestError
     return manifests, errors
 
 
-def select(manifests: list[Manifest], names: list[str]) -> list[Manifest]:
-    """The manifests named (all when none is named); an unknown name is an error that lists the known."""
-    if not names:
+def selected_by(manifest: Manifest) -> set[str]:
+    """What selects a row on the command line: its name, its setup spelled out (`node:express-cluster`
+    for the default `node`), and, for a row of an implementation with setups, the implementation's
+    name, which selects every setup of it."""
+    return {manifest.name, manifest.label} | ({manifest.impl} if manifest.setup.name else set())
+
+
+def select(manifests: list[Manifest], wanted: list[str]) -> list[Manifest]:
+    """The rows named (all when none is), in the catalog's order; an unknown name is an error that
+    lists the known."""
+    if not wanted:
         return manifests
-    by_name = {m.name: m for m in manifests}
-    unknown = [n for n in names if n not in by_name]
+    known = {name for m in manifests for name in selected_by(m)}
+    unknown = [n for n in wanted if n not in known]
     if unknown:
-        known = ", ".join(by_name) or "none"
-        raise UsageError(f"unknown implementation(s): {', '.join(unknown)} (known: {known})")
-    return [by_name[n] for n in names]
+        shown = ", ".join(sorted(known)) or "none"
+        raise UsageError(f"unknown implementation(s): {', '.join(unknown)} (known: {shown})")
+    return [m for m in manifests if selected_by(m) & set(wanted)]
+
+
+def one(manifests: list[Manifest], name: str) -> Manifest:
+    """The one row a name starts: an implementation's name is its default setup."""
+    (found,) = [m for m in select(manifests, [name]) if m.default or name in (m.name, m.label)]
+    return found
+
+
+def lightest(rows: list[Manifest]) -> Manifest:
+    """Of one implementation's setups, the lightest: a platform setup where it has one, else the
+    lightest class it has; of two as light, one whose processes use the budget as its default's do
+    (Node.js's node:http on a cluster, as its Express), else the first declared."""
+    model = next((m.setup.processes for m in rows if m.default), "")
+    return min(rows, key=lambda m: (m.setup.lightness, m.setup.processes != model))
+
+
+def names(rows: list[Manifest]) -> list[str]:
+    """Names that select exactly these rows again, as a plan stores them: a default row of an
+    implementation with several setups by its setup spelled out (`node:express-cluster`), since its
+    own name (`node`) selects every setup of it."""
+    return [m.shown for m in rows]
+
+
+def compared(manifests: list[Manifest]) -> list[Manifest]:
+    """What a comparison of runtimes measures when none is named: each implementation's default
+    setup, and its lightest where that is another, so that runtimes are ordered like for like and
+    each framework's cost shows beside."""
+    chosen = []
+    for impl in dict.fromkeys(m.impl for m in manifests):
+        rows = [m for m in manifests if m.impl == impl]
+        light = lightest(rows)
+        chosen += [m for m in rows if m.default or m is light]
+    return chosen
+
+
+def for_seed(manifests: list[Manifest], seed: str) -> list[Manifest]:
+    """What a study's experiment measures when none is named: of each implementation, the setups
+    that study measured, else its default."""
+    chosen = []
+    for impl in dict.fromkeys(m.impl for m in manifests):
+        rows = [m for m in manifests if m.impl == impl]
+        chosen += [m for m in rows if seed in m.setup.seeds] or [m for m in rows if m.default]
+    return chosen
 
 
 Source = Callable[[], tuple[list[Manifest], list[ManifestError]]]
 
 
-def rows(names: list[str], source: Source, warn: Callable[[str], None]) -> list[Manifest]:
+def rows(wanted: list[str], source: Source, warn: Callable[[str], None]) -> list[Manifest]:
     """The rows of `source` (load or load_micro) named, all when none is; `warn` hears of every
     manifest skipped because it does not parse."""
     manifests, errors = source()
     for error in errors:
         warn(f"skipping a manifest: {error}")
-    return select(manifests, names)
+    return select(manifests, wanted)
 
 
-def servers_and_micro(names: list[str], warn: Callable[[str], None]) -> tuple[list[Manifest], list[Manifest]]:
+def servers_and_micro(wanted: list[str], warn: Callable[[str], None]) -> tuple[list[Manifest], list[Manifest]]:
     """The REST servers and the micro-benchmark rows named (all when none is named); a name may be
     both (servers/go and micro/go), and must be one of them."""
     groups = []
@@ -295,9 +465,9 @@ def servers_and_micro(names: list[str], warn: Callable[[str], None]) -> tuple[li
         for error in errors:
             warn(f"skipping a manifest: {error}")
         groups.append(manifests)
-    known = {m.name for group in groups for m in group}
-    unknown = [n for n in names if n not in known]
+    known = {name for group in groups for m in group for name in selected_by(m)}
+    unknown = [n for n in wanted if n not in known]
     if unknown:
         raise UsageError(f"unknown implementation(s): {', '.join(unknown)} (known: {', '.join(sorted(known))})")
-    servers, micro = ([m for m in group if not names or m.name in names] for group in groups)
+    servers, micro = ([m for m in group if not wanted or selected_by(m) & set(wanted)] for group in groups)
     return servers, micro

@@ -111,7 +111,7 @@ def _bench(impl: str, seconds: int, repeat: int, engine: LoadEngine, tool: Toolc
     if not (1 <= seconds <= 120 and 1 <= repeat <= 20):
         raise UsageError("--seconds must be 1..120 and --repeat 1..20")
     toolchains = Toolchains(say=console.line)
-    (manifest,) = catalog.rows([impl], catalog.load, console.warn)
+    manifest = catalog.one(catalog.rows([impl], catalog.load, console.warn), impl)
     if not prepare(manifest, toolchains, console).ok:
         yield None
         return

@@ -212,7 +212,10 @@ class Lane:
 
     @staticmethod
     def _own_tests(manifest: Manifest, building: Future[Build], db: Database) -> OwnTests:
-        """Its own tests, given the database in ARENA_DB_URL for their /record tests."""
+        """Its own tests, given the database in ARENA_DB_URL for their /record tests: once a folder,
+        with its default setup (they test every setup its one build makes)."""
+        if not manifest.default:
+            return OwnTests(None, [f"  {manifest.shown}: own tests: run with {manifest.impl}'s default setup above"])
         if not manifest.test_command or not building.result().prepared.ok:
             return OwnTests(None, [])
         said = Recorded()
@@ -242,9 +245,9 @@ def built(building: Future[Build], name: str, console: Console) -> Step | None:
 def server_steps(
     manifest: Manifest, building: Future[Build], tested: Future[OwnTests], db: Database, console: Console
 ) -> list[Step]:
-    """A REST implementation: built, its own tests (run in the test lane), conformance with each core
-    budget, the fuzzer and the abuse checks on one core."""
-    console.line(f"\n{manifest.name}", style="bold")
+    """A REST implementation's setup: built, its folder's own tests (run in the test lane, once a
+    folder), conformance with each core budget, the fuzzer and the abuse checks on one core."""
+    console.line(f"\n{manifest.shown}", style="bold")
     if failed := built(building, manifest.name, console):
         return [failed]
     own = tested.result()
@@ -260,18 +263,18 @@ def server_steps(
             "" if cpus == budgets[0] else f"checked with --cpus {budgets[0]} above (arena verify checks them here too)"
         )
         found = verify.verified(manifest, cpus, db, console, forms_checked=checked)
-        steps.append(Step(f"{manifest.name}: conformance --cpus {cpus}", found.status, found.detail, watch.seconds))
+        steps.append(Step(f"{manifest.shown}: conformance --cpus {cpus}", found.status, found.detail, watch.seconds))
     watch = Stopwatch()
-    with console.working(f"  fuzz {manifest.name} --cpus 1"):
+    with console.working(f"  fuzz {manifest.shown} --cpus 1"):
         fuzzed = fuzz.fuzz(manifest, cores.take(1), db, FUZZ_EXAMPLES)
     show_check(console, fuzzed)
     outcome = "passed" if fuzzed.ok else "failed"
-    steps.append(Step(f"{manifest.name}: fuzz --cpus 1", outcome, fuzzed.detail(), watch.seconds))
+    steps.append(Step(f"{manifest.shown}: fuzz --cpus 1", outcome, fuzzed.detail(), watch.seconds))
     watch = Stopwatch()
-    with console.working(f"  abuse {manifest.name} --cpus 1"):
+    with console.working(f"  abuse {manifest.shown} --cpus 1"):
         abused = verify.abuse_checks(manifest, cores.take(1), lambda r: show_check(console, r), ABUSE_WINDOW_S)
     outcome = "passed" if all(r.ok for r in abused) else "failed"
-    steps.append(Step(f"{manifest.name}: abuse --cpus 1", outcome, verdict(abused), watch.seconds))
+    steps.append(Step(f"{manifest.shown}: abuse --cpus 1", outcome, verdict(abused), watch.seconds))
     return steps
 
 

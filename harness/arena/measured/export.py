@@ -12,8 +12,9 @@ import math
 from collections import defaultdict
 from collections.abc import Callable
 
+from arena.impls import setups
 from arena.measured.flags import Flag
-from arena.measured.measurement import Measurement
+from arena.measured.measurement import MICRO, Measurement
 from arena.measured.stats import NOISY_COV, summarize
 from arena.measured.store import Run
 
@@ -82,6 +83,7 @@ def measurement_row(m: Measurement) -> dict:
     return {
         "kind": m.kind,
         "impl": m.impl,
+        "setup": setups.known().setup(m.impl, m.versions) if m.kind != MICRO else "",
         "experiment": m.experiment,
         "point": json.loads(m.point),
         "cpus": m.cpus,
@@ -119,6 +121,7 @@ def summaries(measurements: list[Measurement], main: MainMetrics = lambda _: {},
             {
                 "kind": kind,
                 "impl": impl,
+                "setup": setups.known().setup(impl, group[0].versions) if kind != MICRO else "",
                 "experiment": experiment,
                 "point": json.loads(point),
                 "cpus": cpus,

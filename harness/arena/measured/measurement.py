@@ -21,6 +21,9 @@ class Outcome(StrEnum):
     NOT_RUN = "not run"  # it was not attempted: the reason says why
 
 
+# Each kind's name in the store, its folder and its exports (arena/kind.py): the REST scenarios
+# (stored as "http" until store schema 4), the micro-benchmarks, capacity and soak.
+REST, MICRO, CAPACITY, SOAK = "rest", "micro", "capacity", "soak"
 _PAYLOADS: dict[str, type] = {}
 # Names a kind or a payload was stored under before it was renamed, read as the name it has now:
 # the REST scenarios' kind was `http` and their payload `HttpResult` until 2026-12-05 (store schema

@@ -69,14 +69,20 @@ class RestKind(Kind):
                     planned = [engine.check(point.engine_scenario(1, cpus, users, None)) for cpus in plan.cpus]
                     points.append(replace(point, planned_s=planned[0], engine=name))
 
+        # Each experiment on its study's setups (the blog's Node.js on node:http, the honours
+        # report's on one Express process), unless the command line named rows.
+        named = catalog.rows(plan.impl, catalog.load, context.console.warn)
+        setups = {s.id: named if plan.impl else catalog.for_seed(named, s.seed) for s in chosen}
+        rows = [m for m in named if any(m in wanted for wanted in setups.values())]
         # The database lives as long as the batch: conformance's /record checks and the record
         # scenarios use it; the batch's close stops the server of the last start, then it.
-        prepared = servers.ready_for(plan, context, toolchains)
+        prepared = servers.ready_for(plan, context, toolchains, rows)
         tasks = []
         for repetition in range(plan.repeat):
             for manifest, cpus in prepared.ready:
                 # One start a repetition serves its points, the busiest load first (rest/order.py).
-                ordered = sorted(points, key=lambda p: -nominal_rps(p, cpus))
+                mine = [p for p in points if manifest in setups[p.scenario.id]]
+                ordered = sorted(mine, key=lambda p: -nominal_rps(p, cpus))
                 tasks += [
                     Task(self.name, manifest, point, cpus, repetition, estimate(point, cpus, i == 0))
                     for i, point in enumerate(ordered)

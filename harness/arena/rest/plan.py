@@ -97,7 +97,11 @@ def planned(options: argparse.Namespace) -> RestPlan:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The command's options: the shared ones of options.py and its own."""
-    options.impls(parser)
+    options.impls(
+        parser,
+        f"implementations; {options.SETUPS}",
+        "of each implementation the setups its experiment's study measured, else its default",
+    )
     parser.add_argument("--scenario", nargs="*", default=[], help="experiments of spec/scenarios/ (default: all)")
     options.points(parser, "the scenario")
     options.budgets(parser)

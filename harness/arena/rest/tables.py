@@ -12,6 +12,7 @@ import statistics
 from collections import defaultdict
 
 from arena.engines.interface import ENGINE_BUSY_MAX
+from arena.impls import setups
 from arena.kind import REST as KIND
 from arena.measured.flags import Flag
 from arena.measured.measurement import Measurement
@@ -147,11 +148,13 @@ def _label(point: dict) -> str:
 
 
 def _our_rows(scenario: Scenario, measurements: list[Measurement], columns: list[str]) -> tuple[list[Row], list[str]]:
-    """A row per implementation, budget and point, and a note per repetition that failed."""
+    """A row per implementation, budget and point, and a note per repetition that failed; a row of
+    an implementation with several setups named by its setup, as the seed's rows and the findings
+    name it (`node:express-cluster`)."""
     groups: dict[tuple, list[Measurement]] = defaultdict(list)
     for m in measurements:
         if m.kind == KIND and m.experiment == scenario.id:
-            groups[(m.impl, m.cpus, m.point)].append(m)
+            groups[(setups.known().canonical(m.impl), m.cpus, m.point)].append(m)
 
     def order(item: tuple) -> tuple:
         (impl, cpus, point), _ = item

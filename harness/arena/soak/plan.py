@@ -75,7 +75,8 @@ def checked(options: argparse.Namespace) -> SoakPlan:
     if not 0 < share <= 1:
         raise UsageError(f"--share {share:g}: give a share of the edge in (0, 1]")
     return SoakPlan(
-        impl=options.impl,
+        # None named: each implementation's default setup (a soak of every setup would take hours more).
+        impl=options.impl or catalog.names([m for m in catalog.rows([], catalog.load, lambda _: None) if m.default]),
         cpus=cores.measured_budgets(options.cpus),
         repeat=repetitions(options.repeat),
         minutes=minutes,
@@ -85,12 +86,12 @@ def checked(options: argparse.Namespace) -> SoakPlan:
 
 
 def without_edge(options: argparse.Namespace) -> list[str]:
-    """The implementations the options name (all: none named) with no stored edge of the soak's
+    """The rows the soak measures (each default setup: none named) with no stored edge of the soak's
     workload at some budget: `arena soak` measures those first."""
     found = _stored_edges()
-    budgets = checked(options).cpus
-    names = [m.name for m in catalog.rows(options.impl, catalog.load, lambda _: None)]
-    return [name for name in names if any((name, cpus) not in found for cpus in budgets)]
+    plan = checked(options)
+    rows = catalog.rows(plan.impl, catalog.load, lambda _: None)
+    return catalog.names([m for m in rows if any((m.name, cpus) not in found for cpus in plan.cpus)])
 
 
 def edges_first(missing: list[str], workload: str, options: argparse.Namespace) -> CapacityPlan:
@@ -119,7 +120,7 @@ def _edge_shares(manifests: list[catalog.Manifest], budgets: list[int], share: f
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The command's options: the shared ones of options.py and its own."""
-    options.impls(parser)
+    options.impls(parser, f"implementations; {options.SETUPS}", "each implementation's default setup")
     options.budgets(parser)
     parser.add_argument("--minutes", type=float, help="how long each soak lasts, warm-up included (default 4: quick)")
     parser.add_argument("--share", type=float, help="of each implementation's stored edge (default 0.7)")

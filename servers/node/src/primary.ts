@@ -4,9 +4,10 @@ import { SHARD_ENV, type PrimaryMessage, type WorkerMessage } from './ipc.ts';
 
 /**
  * The cluster primary: forks one worker per core, serves no HTTP itself, keeps the
- * global /hello counter and routes store operations to the worker owning the shard.
+ * global /hello counter and routes store operations to the worker owning the shard. The workers
+ * run this same script with the same options, so they serve the same setup, named `setup`.
  */
-export function runPrimary(config: Config): void {
+export function runPrimary(config: Config, setup: string): void {
   const workers: Worker[] = [];
   const shardOf = new Map<Worker, number>();
   let ready = 0;
@@ -54,7 +55,7 @@ export function runPrimary(config: Config): void {
 
   cluster.on('listening', (_worker, address) => {
     if (++listening === workers.length) {
-      console.log(`node: listening on ${config.host}:${address.port} with ${workers.length} workers`);
+      console.log(`node ${setup}: listening on ${config.host}:${address.port} with ${workers.length} workers`);
     }
   });
 

@@ -1,7 +1,7 @@
-import { createServer, type Server } from 'node:http';
-import type { Express } from 'express';
+import { createServer, type RequestListener, type Server } from 'node:http';
 
-export function listen(app: Express, host: string, port: number): Promise<Server> {
+/** Serves `app` (the Express app or the bare listener) on node:http's server, once it listens. */
+export function listen(app: RequestListener, host: string, port: number): Promise<Server> {
   return new Promise((resolve, reject) => {
     const server = createServer(app);
     // By default Node takes a client's half-close (it shut its sending side after the request, as

@@ -1,6 +1,6 @@
-import { createApp } from './app.ts';
 import type { Config } from '../../lib-ts/config.ts';
 import type { Records } from '../../lib-ts/record.ts';
+import type { App } from './endpoints.ts';
 import type { Ask, PrimaryMessage, WorkerMessage } from './ipc.ts';
 import { SHARD_ENV } from './ipc.ts';
 import { listen } from './server.ts';
@@ -10,8 +10,11 @@ function send(message: WorkerMessage): void {
   process.send!(message);
 }
 
-/** A cluster worker: serves HTTP, owns one shard, reaches the rest through the primary. */
-export function runWorker(config: Config, helloHtml: Buffer, records: Records | undefined): void {
+/**
+ * A cluster worker: serves HTTP with `app` (either HTTP layer: the store and counter below are
+ * the same), owns one shard, reaches the rest through the primary.
+ */
+export function runWorker(config: Config, app: App, helloHtml: Buffer, records: Records | undefined): void {
   const ownShard = Number(process.env[SHARD_ENV]);
   const local = new Map<string, string>();
   const pending = new Map<number, (value: string | number | undefined) => void>();
@@ -24,7 +27,7 @@ export function runWorker(config: Config, helloHtml: Buffer, records: Records | 
       send({ ...question, id });
     });
 
-  const app = createApp({
+  const listener = app({
     config,
     helloHtml,
     store: new ShardedStore(ownShard, config.cpus, local, (shard, op) =>
@@ -44,7 +47,7 @@ export function runWorker(config: Config, helloHtml: Buffer, records: Records | 
         pending.delete(message.id);
         break;
       case 'start':
-        listen(app, config.host, config.port).catch((err: Error) => {
+        listen(listener, config.host, config.port).catch((err: Error) => {
           console.error(`node worker ${ownShard}: cannot listen: ${err.message}`);
           process.exit(1);
         });
