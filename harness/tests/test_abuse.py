@@ -3,9 +3,13 @@ connection that never finishes its headers keeps every other client waiting past
 process whose memory grows past a check's bound fails it; and the answers to hostile requests
 are judged as the module says, case by case."""
 
+import contextlib
+import http.server
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import psutil
@@ -24,6 +28,41 @@ def test_a_server_that_one_slow_client_blocks_fails_the_slowloris_check(fake, mo
         ctx = Context(client=Client(server.port), hello=b"")
         abuse.check_slowloris(ctx, window_s=2)
     assert ctx.problems and "GET / during 3 slowloris connections" in ctx.problems[0].text
+
+
+@contextlib.contextmanager
+def pausing_server(pauses_s: list[float]) -> Iterator[int]:
+    """A server on 127.0.0.1 whose answers to GET / wait the given pauses in turn, then none."""
+    waits = iter(pauses_s)
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            time.sleep(next(waits, 0))
+            self.send_response(200)
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"OK")
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    with http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler) as server:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        try:
+            yield server.server_address[1]
+        finally:
+            server.shutdown()
+
+
+@pytest.mark.parametrize(("pauses_s", "late"), [([1.2], False), ([1.2, 1.2], True)])
+def test_one_late_answer_is_asked_again_and_a_second_is_judged(pauses_s, late):
+    """One pause past the bound is asked again and passes; a server late twice running is late."""
+    with pausing_server(pauses_s) as port:
+        ctx = Context(client=Client(port), hello=b"")
+        watch = abuse.Watch("headers")
+        abuse._normal_request(ctx, watch, "a pause")
+    assert bool(ctx.problems) is late
+    assert len(watch.late) == 1 and "1 past 1 s, each asked again" in watch.note()
 
 
 @dataclass

@@ -32,7 +32,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from arena.checks.client import Client
 from arena.checks.expect import Context
@@ -114,13 +114,15 @@ class Watch:
 
     check: str
     slowest_s: float = 0.0
+    late: list[float] = field(default_factory=list)  # answers past the bound, each asked again
     grown_mib: int | None = None  # None when the server's processes were not given
 
     def note(self) -> str:
         memory = (
             "" if self.grown_mib is None else f", memory +{self.grown_mib} MiB (bound {memory_bound_mib(self.check)})"
         )
-        return f"GET / answered in {self.slowest_s * 1000:.0f} ms at worst{memory}"
+        late = f" ({len(self.late)} past {BOUND_S:.0f} s, each asked again)" if self.late else ""
+        return f"GET / answered in {self.slowest_s * 1000:.0f} ms at worst{late}{memory}"
 
 
 @contextlib.contextmanager
@@ -143,19 +145,33 @@ def _watched(ctx: Context, check: str) -> Iterator[Watch]:
 
 
 def _normal_request(ctx: Context, watch: Watch, what: str) -> None:
-    """A normal client's GET / on a connection of its own, timed against the bound."""
+    """A normal client's GET / on a connection of its own, timed against the bound. A late answer is
+    asked again at once and the bound judges the second: one late answer can be a pause of the
+    server's own (a JVM on one core collected for up to 285 ms at a time under the oversized
+    headers here, and a CI run saw one answer of Scala's in 1.70 s among answers of 0.3 to 0.9 s),
+    while a server the abuse starves is late again."""
+    took = _timed_get(ctx, watch, what)
+    if took is None or took <= BOUND_S:
+        return
+    watch.late.append(took)
+    again = _timed_get(ctx, watch, what)
+    if again is not None and again > BOUND_S:
+        ctx.late(f"GET / during {what} (asked again after {took:.2f} s)", BOUND_S, again, "an answer")
+
+
+def _timed_get(ctx: Context, watch: Watch, what: str) -> float | None:
+    """The seconds a normal GET / took, or None when it was not answered (a failure)."""
     started = time.monotonic()
     try:
         reply = Client(ctx.client.port, timeout=2 * BOUND_S, host=ctx.client.host).call("GET", "/")
     except OSError as err:
         ctx.fail(f"GET / during {what}", f"200 within {BOUND_S:.1f} s", f"no answer: {err}")
         watch.slowest_s = max(watch.slowest_s, time.monotonic() - started)
-        return
+        return None
     took = time.monotonic() - started
     watch.slowest_s = max(watch.slowest_s, took)
     ctx.expect(reply, 200, b"OK")
-    if took > BOUND_S:
-        ctx.late(f"GET / during {what}", BOUND_S, took, "an answer")
+    return took
 
 
 def _taken_in(ctx: Context, what: str) -> float | None:
