@@ -166,7 +166,20 @@ def test_capacity_and_the_soak_measure_the_setups_their_help_names_and_no_other(
     assert catalog.select(rows, planned("capacity")["impl"]) == catalog.compared(rows)
     assert catalog.select(rows, planned("soak")["impl"]) == [m for m in rows if m.default]
     (impl,) = [a for a in commands()["capacity"]._actions if a.dest == "impl"]
-    assert "each implementation's default setup and its lightest" in " ".join(impl.help.split())
+    assert "each implementation's default setup, and its lightest on plaintext and json" in " ".join(impl.help.split())
+
+
+def test_capacity_measures_a_runtimes_lighter_setup_only_where_its_help_says_unless_named():
+    """The default run measures a setup beside the default only where the framework's own cost is
+    the work (`every_setup`); a setup named is measured on every workload."""
+    kind = next(kind for kind in kinds().values() if kind.command == "capacity")
+    rows, _ = catalog.load()
+    for options in ([], ["--impl", "node"]):
+        plan = kind.plan(cli.parser().parse_args(["capacity", *options]))
+        for row in catalog.select(rows, plan.impl):
+            measured = [w.id for w in chosen(plan.workload) if plan.measures(row, w.id)]
+            everywhere = row.default or options
+            assert measured == ([w.id for w in chosen([])] if everywhere else ["plaintext", "json"]), row.name
 
 
 def test_the_soak_example_states_its_length_and_share():

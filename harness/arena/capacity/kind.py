@@ -63,7 +63,7 @@ class CapacityKind(Kind):
             Task(self.name, manifest, point, cpus, rep, estimate(manifest, point, rep, i == 0, rule.least))
             for rep in range(plan.repeat)
             for manifest, cpus in prepared.ready
-            for i, point in enumerate(points)
+            for i, point in enumerate(p for p in points if plan.measures(manifest, p.workload.id))
         ]
         cells = Cells(stored, rule)
         db = prepared.db if any(w.database for w in workloads) else None

@@ -8,7 +8,7 @@ import argparse
 from dataclasses import dataclass, field
 
 from arena import options
-from arena.capacity.workloads import WorkloadPoint, chosen, parse_slo, search_parameters
+from arena.capacity.workloads import WorkloadPoint, all_workloads, chosen, parse_slo, search_parameters
 from arena.host import cores
 from arena.impls import catalog
 from arena.kind import Plan, repetitions
@@ -19,15 +19,26 @@ class CapacityPlan(Plan):
     workload: list[str] = field(default_factory=list)  # none named: every default workload
     slo: dict = field(default_factory=dict)  # an objective for every workload instead of its own
     scaling: bool = False  # a sweep of clients after the searches
+    # Where a setup other than its runtime's default is measured; None: wherever it is named.
+    setups_on: list[str] | None = None
+
+    def measures(self, manifest: catalog.Manifest, workload: str) -> bool:
+        """Whether the plan measures the row on the workload."""
+        return manifest.default or self.setups_on is None or workload in self.setups_on
 
 
 def planned(options: argparse.Namespace) -> CapacityPlan:
     """The plan of the command line's options; unknown names fail here."""
     chosen(options.workload)
     rows = catalog.rows(options.impl, catalog.load, lambda _: None)
+    # None named: each runtime's default setup and its lightest, ordered like for like, the
+    # lightest only on the workloads that measure the framework's own cost (spec/capacity.md,
+    # "Setups"); the other workloads' work is the handler's, and a JVM setup's start costs its
+    # 20 s warm-up again on each.
+    every_setup = [w.id for w in all_workloads().values() if w.every_setup]
     return CapacityPlan(
-        # None named: each runtime's default setup and its lightest, ordered like for like.
         impl=options.impl or catalog.names(catalog.compared(rows)),
+        setups_on=None if options.impl else every_setup,
         cpus=cores.measured_budgets(options.cpus),
         repeat=repetitions(options.repeat) if options.repeat is not None else search_parameters().starts.most,
         workload=options.workload,
@@ -66,7 +77,11 @@ def estimate(manifest: catalog.Manifest, point: WorkloadPoint, repetition: int, 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The command's options: the shared ones of options.py and its own."""
-    options.impls(parser, f"implementations; {options.SETUPS}", "each implementation's default setup and its lightest")
+    options.impls(
+        parser,
+        f"implementations; {options.SETUPS}",
+        "each implementation's default setup, and its lightest on plaintext and json",
+    )
     parser.add_argument(
         "--workload",
         nargs="*",

@@ -128,6 +128,9 @@ class Workload:
     # after its search: what tells apart the cells the engine cannot push to their edges
     # (capacity/cost.py, capacity/order.py).
     cost: bool = False
+    # The framework's own cost is what it measures: a run that names no implementation measures
+    # every setup it compares here, and elsewhere each runtime's default setup alone (capacity/plan.py).
+    every_setup: bool = False
 
 
 @dataclass(frozen=True)
